@@ -8,7 +8,7 @@ export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 export PYTHONHASHSEED := 0
 
-.PHONY: book test venv clean
+.PHONY: book test check-html venv clean
 
 venv: $(STAMP)
 
@@ -21,7 +21,12 @@ $(STAMP): pyproject.toml constraints.txt
 	touch $@
 
 test: venv
-	$(BIN)/python -m pytest tests
+	$(BIN)/python -m pytest tests --ignore=tests/browser
+
+# after `make book`: every built page in headless Chromium (installed from Debian's packages if missing)
+check-html: venv
+	command -v chromium >/dev/null || (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium)
+	$(BIN)/python -m pytest tests/browser -q
 
 book: venv
 	$(BIN)/jupyter-book build . -W --keep-going

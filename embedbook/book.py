@@ -7,6 +7,7 @@ Used by the CLI (``embedbook list | run``), by ``tests/test_chapters.py`` and by
 from __future__ import annotations
 
 import json
+import re
 import time
 from pathlib import Path
 from typing import Any
@@ -19,7 +20,11 @@ CELL_TIMEOUT = 900  # seconds for any one cell: a hang fails loudly instead of s
 
 
 def chapters(root: Path = ROOT) -> list[str]:
-    """Chapter names (notebook stems under ``book/``) in table-of-contents order."""
+    """Chapter names in table-of-contents order: the numbered notebooks (``book/NN_name.ipynb``).
+
+    Reference pages (the claims register, the status page) are executed by the build but are not
+    chapters: they take no parameters.
+    """
     toc = root / "_toc.yml"
     if not toc.exists():
         raise FileNotFoundError(f"{toc} not found: run from a checkout of the embedbook repository")
@@ -36,7 +41,7 @@ def chapters(root: Path = ROOT) -> list[str]:
                 walk(item)
 
     walk(yaml.safe_load(toc.read_text(encoding="utf-8")))
-    return [Path(f).name for f in files if (root / f"{f}.ipynb").exists()]
+    return [Path(f).name for f in files if re.match(r"\d\d_", Path(f).name) and (root / f"{f}.ipynb").exists()]
 
 
 def chapter_path(name: str, root: Path = ROOT) -> Path:

@@ -1,0 +1,97 @@
+"""The built book in a real browser (headless Chromium): every page loads without console errors, its
+internal links and images resolve, its mermaid diagrams are drawn as SVG, and Chinese text is present.
+A screenshot of each page is kept under _build/screenshots. Run after `make book` (`make check-html`)."""
+
+import re
+import shutil
+import subprocess
+import tempfile
+from html.parser import HTMLParser
+from pathlib import Path
+from urllib.parse import unquote, urlparse
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+HTML = ROOT / "_build" / "html"
+SHOTS = ROOT / "_build" / "screenshots"
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+         "--disable-background-networking", "--disable-component-update", "--disable-sync",
+         "--allow-file-access-from-files"]
+CJK = re.compile(r"[\u4e00-\u9fff]")
+SKIP = {"genindex.html", "search.html", "py-modindex.html"}
+
+pytestmark = pytest.mark.skipif(not HTML.exists() or CHROMIUM is None,
+                                reason="needs a built book (make book) and chromium (make check-html installs it)")
+
+
+def pages():
+    return sorted(p for p in HTML.rglob("*.html") if p.name not in SKIP and "_static" not in p.parts
+                  and "_sources" not in p.parts) if HTML.exists() else []
+
+
+class Refs(HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.refs = []
+
+    def handle_starttag(self, tag, attrs):
+        for key, value in attrs:
+            if key in ("href", "src") and value:
+                self.refs.append(value)
+
+
+def chromium(page: Path, *extra: str) -> subprocess.CompletedProcess:
+    with tempfile.TemporaryDirectory() as profile:
+        return subprocess.run([CHROMIUM, *FLAGS, f"--user-data-dir={profile}", *extra, page.as_uri()],
+                              capture_output=True, text=True, timeout=120)
+
+
+def rendered(page: Path) -> tuple[str, str]:
+    """The DOM after scripts ran, and the browser's log (console messages included)."""
+    r = chromium(page, "--virtual-time-budget=20000", "--enable-logging=stderr", "--v=0", "--dump-dom")
+    return r.stdout, r.stderr
+
+
+def test_there_are_pages():
+    assert len(pages()) >= 5
+
+
+@pytest.mark.parametrize("page", pages(), ids=lambda p: str(p.relative_to(HTML)))
+def test_page_in_browser(page):
+    dom, log = rendered(page)
+    assert "</html>" in dom, f"{page.name} did not render"
+    errors = [line for line in log.splitlines() if "CONSOLE" in line and re.search(r"error|uncaught", line, re.I)]
+    assert not errors, f"console errors on {page.name}: {errors[:3]}"
+    # mermaid: every diagram was replaced by an SVG
+    diagrams = re.findall(r'<pre class="mermaid"[^>]*>(.*?)</pre>', dom, re.S)
+    undrawn = [d[:60] for d in diagrams if "<svg" not in d]
+    assert not undrawn, f"{page.name}: {len(undrawn)} of {len(diagrams)} mermaid diagrams not drawn: {undrawn[:2]}"
+    # internal links and images resolve
+    parser = Refs()
+    parser.feed(page.read_text(encoding="utf-8"))
+    missing = []
+    for ref in parser.refs:
+        url = urlparse(ref)
+        if url.scheme or url.netloc or not url.path:
+            continue
+        target = (page.parent / unquote(url.path)).resolve()
+        if not target.exists():
+            missing.append(ref)
+    assert not missing, f"{page.name}: broken internal links/images {missing[:5]}"
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    shot = SHOTS / (str(page.relative_to(HTML)).replace("/", "_") + ".png")
+    chromium(page, "--virtual-time-budget=20000", "--window-size=1280,2000", f"--screenshot={shot}")
+    assert shot.exists() and shot.stat().st_size > 10_000
+
+
+def test_chapters_show_chinese_text_and_figures():
+    chapters = [p for p in pages() if re.match(r"\d\d_", p.name)]
+    assert chapters
+    for page in chapters:
+        html = page.read_text(encoding="utf-8")
+        assert CJK.search(html), f"{page.name} has no Chinese text (the article quotes)"
+    figures = list((HTML / "_images").glob("*.svg"))
+    with_cjk = [f for f in figures if "NotoSansCJK" in f.read_text(encoding="utf-8", errors="ignore")]
+    assert with_cjk, "no figure draws Chinese glyphs with the CJK font"

@@ -1,0 +1,37 @@
+import json
+
+import pytest
+
+from embedbook import book
+
+
+def test_chapters_in_toc_order():
+    names = book.chapters()
+    assert names == sorted(names)
+    assert all(book.chapter_path(n).exists() for n in names)
+
+
+def test_unknown_chapter_names_known_ones():
+    with pytest.raises(ValueError, match="01_tokens"):
+        book.chapter_path("no_such_chapter")
+
+
+def test_parameters_requires_exactly_one_cell(tmp_path):
+    nb = {"cells": [{"cell_type": "code", "metadata": {}, "source": "x = 1"}], "metadata": {}}
+    path = tmp_path / "nb.ipynb"
+    path.write_text(json.dumps(nb))
+    with pytest.raises(ValueError, match="exactly one cell tagged 'parameters'"):
+        book.parameters(path)
+
+
+def test_parameters_reads_defaults():
+    params = book.parameters(book.chapter_path("03_sizing"))
+    assert params["SMOKE"] is False and params["BYTES_D"] == 4096
+
+
+def test_glued_values_reads_scrapbook_outputs(tmp_path):
+    cell = {"cell_type": "code", "outputs": [
+        {"output_type": "display_data", "metadata": {"scrapbook": {"name": "x"}}, "data": {"text/plain": "3"}}]}
+    path = tmp_path / "nb.ipynb"
+    path.write_text(json.dumps({"cells": [cell]}))
+    assert book.glued_values(path) == {"x": "3"}
