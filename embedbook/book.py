@@ -118,7 +118,8 @@ def glued_values(executed: Path) -> dict[str, str]:
     out = {}
     for cell in nb["cells"]:
         for output in cell.get("outputs", []):
-            key = output.get("metadata", {}).get("scrapbook", {}).get("name")
-            if key:
-                out[key] = output.get("data", {}).get("text/plain", "")
+            record = output.get("metadata", {}).get("scrapbook", {})
+            if record.get("name"):
+                prefix = record.get("mime_prefix", "")
+                out[record["name"]] = output.get("data", {}).get(f"{prefix}text/plain", "")
     return out

@@ -133,7 +133,8 @@ def bandwidth(
 
     Both move ``n_tokens × d`` values in and out: the copy reads a contiguous block and writes it
     to a buffer; the lookup reads the selected rows and writes them. Reported: copy GB/s (read +
-    write), and the fraction of that reached by ``F.embedding`` and by :class:`Lookup`.
+    write), the fraction of that reached by ``F.embedding`` and by :class:`Lookup`, and the share of
+    ``F.embedding``'s time that allocating and touching a fresh output of the same size takes alone.
     """
     from embedbook.device import pick
 
@@ -148,13 +149,17 @@ def bandwidth(
     t_copy = _best_time(lambda: dst.copy_(src), reps, sync)
     t_plain = _best_time(lambda: F.embedding(ids, table), reps, sync)
     t_ours = _best_time(lambda: lookup(ids), reps, sync)
-    assert torch.equal(lookup(ids), F.embedding(ids, table))
+    # the suspected culprit on its own: allocate an output of the same size and touch every page
+    t_fresh = _best_time(lambda: torch.empty(n_tokens, d, device=dev).fill_(0), reps, sync)
+    if not torch.equal(lookup(ids), F.embedding(ids, table)):
+        raise AssertionError("Lookup and F.embedding disagree")
     moved = 2 * n_tokens * d * table.element_size()
     return {
         "device": dev.type,
         "copy_gbps": moved / t_copy / 1e9,
         "plain_fraction": t_copy / t_plain,
         "ours_fraction": t_copy / t_ours,
+        "fresh_output_share": t_fresh / t_plain,  # share of F.embedding's time a fresh, touched output costs
         "threads": torch.get_num_threads(),
     }
 

@@ -100,7 +100,7 @@ def vocab_sweep(train: list[str], test: list[str], sizes: list[int], d: int) -> 
 
 
 def id_vs_meaning(words: list[str], seed: int = 0, pairs: int = 20000) -> dict[str, float]:
-    """Correlation between |id_i − id_j| in GPT-2's vocabulary and GloVe cosine distance of the words.
+    """Correlation between ``abs(id_i - id_j)`` in GPT-2's vocabulary and GloVe cosine distance of the words.
 
     Uses words that are a single GPT-2 token (with a leading space, as mid-sentence) and are in GloVe.
     Returns Spearman's rho, the number of words and of sampled pairs.

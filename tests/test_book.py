@@ -2,7 +2,7 @@ import json
 
 import pytest
 
-from embedbook import book
+from embedbook import book, claims
 
 
 def test_chapters_in_toc_order():
@@ -30,8 +30,17 @@ def test_parameters_reads_defaults():
 
 
 def test_glued_values_reads_scrapbook_outputs(tmp_path):
-    cell = {"cell_type": "code", "outputs": [
-        {"output_type": "display_data", "metadata": {"scrapbook": {"name": "x"}}, "data": {"text/plain": "3"}}]}
+    prefix = "application/papermill.record/"  # what myst_nb.glue writes
+    cell = {"cell_type": "code", "outputs": [{"output_type": "display_data", "data": {f"{prefix}text/plain": "3"},
+                                              "metadata": {"scrapbook": {"name": "x", "mime_prefix": prefix}}}]}
     path = tmp_path / "nb.ipynb"
     path.write_text(json.dumps({"cells": [cell]}))
     assert book.glued_values(path) == {"x": "3"}
+
+
+def test_glued_values_of_an_executed_chapter():
+    out = book.ROOT / "_build" / "papermill" / "03_sizing.ipynb"
+    if not out.exists():
+        out, _ = book.run_chapter("03_sizing", smoke=True, progress=False)
+    values = book.glued_values(out)
+    assert values["C05_verdict"].strip("'") in claims.VERDICTS and all(values.values())

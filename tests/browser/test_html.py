@@ -68,6 +68,12 @@ def test_page_in_browser(page):
     diagrams = re.findall(r'<pre class="mermaid"[^>]*>(.*?)</pre>', dom, re.S)
     undrawn = [d[:60] for d in diagrams if "<svg" not in d]
     assert not undrawn, f"{page.name}: {len(undrawn)} of {len(diagrams)} mermaid diagrams not drawn: {undrawn[:2]}"
+    # nothing is fetched from the network: scripts, styles and images come from the book itself
+    remote = re.findall(r'<(?:script|img)[^>]+src="(https?:[^"]+)"|<link[^>]+href="(https?:[^"]+\.css[^"]*)"', dom)
+    assert not remote, f"{page.name} loads remote resources: {remote[:3]}"
+    # math is typeset (MathJax replaced the TeX with SVG)
+    if "\\(" in page.read_text(encoding="utf-8") or 'class="math' in page.read_text(encoding="utf-8"):
+        assert "<mjx-container" in dom, f"{page.name}: math was not typeset"
     # internal links and images resolve
     parser = Refs()
     parser.feed(page.read_text(encoding="utf-8"))

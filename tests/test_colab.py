@@ -1,0 +1,46 @@
+"""Each chapter's first code cell installs the package on Colab only and does nothing elsewhere."""
+
+import json
+import sys
+import types
+
+import pytest
+from IPython.core.inputtransformer2 import TransformerManager
+
+from embedbook import book
+
+
+def first_code_cell(name):
+    nb = json.loads(book.chapter_path(name).read_text(encoding="utf-8"))
+    return "".join(next(c for c in nb["cells"] if c["cell_type"] == "code")["source"])
+
+
+class FakeIPython:
+    def __init__(self):
+        self.calls = []
+
+    def run_line_magic(self, magic, line):
+        self.calls.append((magic, line))
+
+
+def run_cell(source, on_colab, monkeypatch):
+    shell = FakeIPython()
+    if on_colab:
+        monkeypatch.setitem(sys.modules, "google.colab", types.ModuleType("google.colab"))
+    else:
+        monkeypatch.delitem(sys.modules, "google.colab", raising=False)
+    code = TransformerManager().transform_cell(source)
+    exec(code, {"get_ipython": lambda: shell})
+    return shell.calls
+
+
+@pytest.mark.parametrize("name", book.chapters())
+def test_colab_cell_does_nothing_elsewhere(name, monkeypatch):
+    assert run_cell(first_code_cell(name), on_colab=False, monkeypatch=monkeypatch) == []
+
+
+@pytest.mark.parametrize("name", book.chapters())
+def test_colab_cell_installs_on_colab(name, monkeypatch):
+    calls = run_cell(first_code_cell(name), on_colab=True, monkeypatch=monkeypatch)
+    assert [c[0] for c in calls] == ["pip", "pip"]
+    assert "embedbook[book]" in calls[0][1] and "--no-deps openai-whisper" in calls[1][1]
