@@ -115,8 +115,8 @@ def approx_params(layers: int, d: int) -> float:
 
 def width_for(params: float, layers: int) -> float:
     """The same rule inverted: d ≈ sqrt(N / (12·L))."""
-    if params <= 0 or layers <= 0:
-        raise ValueError("params and layers must be positive")
+    if not (math.isfinite(params) and params > 0 and layers > 0):
+        raise ValueError(f"params must be a finite positive number and layers positive, got {params} and {layers}")
     return math.sqrt(params / (12 * layers))
 
 
