@@ -174,6 +174,7 @@ CLAIMS: dict[str, Claim] = {c.id: c for c in [
 # fmt: on
 
 _CHECKS: dict[str, Callable[..., Verdict]] = {}
+_FULL_SIZE_ONLY: set[str] = set()  # checks whose smoke-size measurement is too small to decide
 
 
 def claim(cid: str) -> Claim:
@@ -184,13 +185,17 @@ def claim(cid: str) -> Claim:
         raise KeyError(f"unknown claim id {cid!r}: ids run from C01 to C{len(CLAIMS):02d}") from None
 
 
-def check(cid: str) -> Callable[[Callable[..., Verdict]], Callable[..., Verdict]]:
+def check(cid: str, smoke_suffices: bool = True) -> Callable[[Callable[..., Verdict]], Callable[..., Verdict]]:
     """Register the decorated function as the check that settles claim ``cid``.
 
     The function takes ``smoke: bool`` plus optional keyword arguments holding measurements a
-    chapter already made, and returns a :class:`Verdict`.
+    chapter already made, and returns a :class:`Verdict`. ``smoke_suffices=False`` marks a check
+    whose smoke-size run is too small to reach the full-size verdict; the verdicts chapter then runs
+    it at full size.
     """
     claim(cid)
+    if not smoke_suffices:
+        _FULL_SIZE_ONLY.add(cid)
 
     def register(fn: Callable[..., Verdict]) -> Callable[..., Verdict]:
         if cid in _CHECKS and _CHECKS[cid].__qualname__ != fn.__qualname__:
@@ -209,6 +214,12 @@ def _load_check(cid: str) -> Callable[..., Verdict] | None:
             if err.name != f"embedbook.{claim(cid).module}":
                 raise
     return _CHECKS.get(cid)
+
+
+def smoke_suffices(cid: str) -> bool:
+    """Whether claim ``cid``'s check reaches its verdict at smoke size (see :func:`check`)."""
+    _load_check(cid)
+    return cid not in _FULL_SIZE_ONLY
 
 
 def has_check(cid: str) -> bool:
@@ -251,5 +262,8 @@ def show(v: Verdict) -> None:
 
 
 def table(smoke: bool = True, ids: list[str] | None = None) -> list[Verdict]:
-    """Run the checks of ``ids`` (default: all claims) and return their verdicts in id order."""
-    return [run(cid, smoke=smoke) for cid in (ids or list(CLAIMS))]
+    """Run the checks of ``ids`` (default: all claims) and return their verdicts in id order.
+
+    With ``smoke=True`` a check runs at smoke size unless it is marked as needing full size.
+    """
+    return [run(cid, smoke=smoke and smoke_suffices(cid)) for cid in (ids or list(CLAIMS))]
