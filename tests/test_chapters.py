@@ -2,6 +2,7 @@
 parameters, and executes with SMOKE=True through papermill (output notebooks under _build/papermill)."""
 
 import json
+import re
 
 import pytest
 
@@ -40,4 +41,10 @@ def test_chapter_executes_smoke(name):
     executed = json.loads(out.read_text(encoding="utf-8"))
     errors = [o for c in executed["cells"] for o in c.get("outputs", []) if o.get("output_type") == "error"]
     assert not errors
-    assert book.glued_values(out), f"{name} glued no values"
+    glued = book.glued_values(out)
+    assert glued, f"{name} glued no values"
+    # every value the prose pastes must be glued by the chapter (the build would warn otherwise)
+    prose = "".join("".join(c["source"]) for c in executed["cells"] if c["cell_type"] == "markdown")
+    wanted = set(re.findall(r"\{glue(?::\w+)?\}`([^`:]+)", prose))
+    missing = sorted(wanted - set(glued))
+    assert not missing, f"{name}: the prose pastes glue names that were never glued: {missing}"
