@@ -100,10 +100,16 @@ def run_chapter(
     return out, time.perf_counter() - start
 
 
+def is_timing(name: str) -> bool:
+    """Whether a glue name marks a timing-dependent value: ``bench_…``, or a claim figure ``C01_bench_…``."""
+    return name.startswith("bench_") or "_bench_" in name
+
+
 def glue(name: str, value: Any, display: bool = False) -> None:
     """Glue ``value`` under ``name`` so the prose can show it with ``{glue:text}`name:fmt```.
 
-    Names of timing-dependent values start with ``bench_`` (excluded from determinism checks).
+    Names of timing-dependent values start with ``bench_`` (see :func:`is_timing`); they are excluded
+    from the determinism checks.
     """
     from myst_nb import glue as _glue
 

@@ -44,3 +44,8 @@ def test_glued_values_of_an_executed_chapter():
         out, _ = book.run_chapter("03_sizing", smoke=True, progress=False)
     values = book.glued_values(out)
     assert values["C05_verdict"].strip("'") in claims.VERDICTS and all(values.values())
+
+
+def test_timing_names():
+    assert book.is_timing("bench_copy_gbps") and book.is_timing("C01_bench_gather_growth")
+    assert not book.is_timing("C01_verdict") and not book.is_timing("benchmark_words")

@@ -62,8 +62,8 @@ def test_chapter_offline_and_deterministic(name, offline_profile, monkeypatch):
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     second, _ = book.run_chapter(name, smoke=True, progress=False, out_dir=book.ROOT / "_build" / "papermill-offline")
     a, b = book.glued_values(first), book.glued_values(second)
-    a = {k: v for k, v in a.items() if not k.startswith("bench_")}
-    b = {k: v for k, v in b.items() if not k.startswith("bench_")}
+    a = {k: v for k, v in a.items() if not book.is_timing(k)}
+    b = {k: v for k, v in b.items() if not book.is_timing(k)}
     assert a, f"{name} glued no values"
     differ = {k: (a[k], b.get(k)) for k in a if a[k] != b.get(k)}
     assert not differ, f"{name}: glued values changed between two executions: {json.dumps(differ, ensure_ascii=False)[:500]}"
