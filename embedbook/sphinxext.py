@@ -1,13 +1,26 @@
 """A small Sphinx extension for the book build (listed in ``_config.yml``).
 
-Under Jupyter Book some extensions (sphinx-thebe, sphinx-togglebutton) register their inline
-configuration scripts twice; the page then declares ``const THEBE_JS_URL`` twice, a JavaScript
-SyntaxError in the reader's console (one copy has filename None, the other ""). We remove repeated
-scripts once every extension has registered
-its own, before any page is written.
+1. Under Jupyter Book some extensions (sphinx-thebe, sphinx-togglebutton) register their inline
+   configuration scripts twice (once with filename None, once with ""); the page then declares
+   ``const THEBE_JS_URL`` twice, a JavaScript SyntaxError in the reader's console. We remove repeated
+   scripts once every extension has registered its own, before any page is written.
+2. sphinxcontrib-mermaid loads mermaid as an ES module, which browsers refuse to load from disk
+   (``file://``), so a reader who opens the built book locally would see no diagrams. We keep its
+   directive but replace its script: our own copy of mermaid (``book/_static/mermaid.min.js``) as a
+   classic script, on pages that have a diagram, and a call that renders them.
+3. Chinese text must render without relying on the reader's system fonts (a bare Linux browser has
+   no CJK font and draws empty boxes). After the build we subset the bundled Noto Sans CJK to the
+   characters the pages actually use and write it to ``_static/embedbook-cjk.otf``; the book's CSS
+   (``book/_static/embedbook.css``) declares it for the CJK code-point ranges only.
 """
 
 from __future__ import annotations
+
+import re
+from pathlib import Path
+
+CJK = re.compile(r"[\u2e80-\u9fff\uf900-\ufaff\uff00-\uffef\u3000-\u303f]")
+FONT_NAME = "embedbook-cjk.otf"
 
 
 def _key(js) -> tuple:
@@ -38,7 +51,63 @@ def _dedupe_page(app, pagename, templatename, context, doctree) -> None:
         context["script_files"][:] = _dedupe(context["script_files"])
 
 
+MERMAID_RUN = """document.addEventListener("DOMContentLoaded", () => {
+  mermaid.initialize({startOnLoad: false, fontFamily: "embedbook-cjk, trebuchet ms, verdana, arial, sans-serif"});
+  mermaid.run({querySelector: "pre.mermaid"});
+});"""
+
+
+def _mermaid_js(app, pagename, templatename, context, doctree) -> None:
+    from sphinxcontrib.mermaid import mermaid as mermaid_node
+
+    if doctree is not None and doctree.next_node(mermaid_node) is not None:
+        app.add_js_file("mermaid.min.js", priority=500)  # added inside this event: this page only
+        app.add_js_file(None, body=MERMAID_RUN, priority=501)
+
+
+def _drop_mermaid_module_script(app) -> None:
+    for listener in list(app.events.listeners.get("html-page-context", [])):
+        handler = listener.handler
+        if handler.__name__ == "install_js" and handler.__module__.startswith("sphinxcontrib.mermaid"):
+            app.disconnect(listener.id)
+
+
+def cjk_characters(html_dir: Path) -> set[str]:
+    """Every CJK character used in the built pages (text, inline SVG and scripts alike)."""
+    chars: set[str] = set()
+    for page in Path(html_dir).rglob("*.html"):
+        chars.update(CJK.findall(page.read_text(encoding="utf-8", errors="ignore")))
+    return chars
+
+
+def write_cjk_font(html_dir: Path) -> Path:
+    """Subset the bundled CJK font to the characters of the built pages, into ``_static``."""
+    from fontTools import subset
+    from fontTools.ttLib import TTFont
+
+    from embedbook.plotting import cjk_font_file
+
+    font = TTFont(str(cjk_font_file()))
+    options = subset.Options()
+    options.notdef_outline = True
+    subsetter = subset.Subsetter(options)
+    subsetter.populate(text="".join(sorted(cjk_characters(html_dir))) or "中")
+    subsetter.subset(font)
+    out = Path(html_dir) / "_static" / FONT_NAME
+    font.save(str(out))
+    return out
+
+
+def _write_font(app, exception) -> None:
+    if exception is None and app.builder.format == "html":
+        write_cjk_font(Path(app.outdir))
+
+
 def setup(app):
+    app.setup_extension("sphinxcontrib.mermaid")
+    _drop_mermaid_module_script(app)
+    app.connect("html-page-context", _mermaid_js)
     app.connect("env-before-read-docs", _dedupe_registered, priority=999)
     app.connect("html-page-context", _dedupe_page, priority=999)
+    app.connect("build-finished", _write_font)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -17,8 +17,8 @@ HTML = ROOT / "_build" / "html"
 SHOTS = ROOT / "_build" / "screenshots"
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-         "--disable-background-networking", "--disable-component-update", "--disable-sync",
-         "--allow-file-access-from-files"]
+         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+# no --allow-file-access-from-files: the book must work when a reader opens it from disk
 CJK = re.compile(r"[\u4e00-\u9fff]")
 SKIP = {"genindex.html", "search.html", "py-modindex.html"}
 
@@ -90,6 +90,19 @@ def test_page_in_browser(page):
     shot = SHOTS / (str(page.relative_to(HTML)).replace("/", "_") + ".png")
     chromium(page, "--virtual-time-budget=20000", "--window-size=1280,2000", f"--screenshot={shot}")
     assert shot.exists() and shot.stat().st_size > 10_000
+
+
+def test_cjk_font_covers_every_character():
+    """Chinese text is drawn with the book's own font subset, which must hold every character used."""
+    from fontTools.ttLib import TTFont
+
+    font = HTML / "_static" / "embedbook-cjk.otf"
+    assert font.exists(), "the CJK web font was not written (embedbook.sphinxext)"
+    cmap = TTFont(str(font)).getBestCmap()
+    used = {ch for p in pages() for ch in CJK.findall(p.read_text(encoding="utf-8"))}
+    missing = sorted(ch for ch in used if ord(ch) not in cmap)
+    assert used and not missing, f"characters without a glyph: {''.join(missing[:40])}"
+    assert "embedbook-cjk" in (HTML / "_static" / "embedbook.css").read_text(encoding="utf-8")
 
 
 def test_chapters_show_chinese_text_and_figures():
