@@ -119,8 +119,13 @@ def glue(name: str, value: Any, display: bool = False) -> None:
 
 
 def glued_values(executed: Path) -> dict[str, str]:
-    """Every glued value (plain-text form) in an executed notebook, by name."""
-    nb = json.loads(Path(executed).read_text(encoding="utf-8"))
+    """Every glued value (plain-text form) of an executed notebook, by name.
+
+    Reads the glue records papermill leaves in the notebook's outputs and, for notebooks executed by
+    the book build, the ``NAME.glue.json`` file myst-nb writes beside them (it moves the records there).
+    """
+    executed = Path(executed)
+    nb = json.loads(executed.read_text(encoding="utf-8"))
     out = {}
     for cell in nb["cells"]:
         for output in cell.get("outputs", []):
@@ -128,4 +133,8 @@ def glued_values(executed: Path) -> dict[str, str]:
             if record.get("name"):
                 prefix = record.get("mime_prefix", "")
                 out[record["name"]] = output.get("data", {}).get(f"{prefix}text/plain", "")
+    sidecar = executed.with_suffix(".glue.json")
+    if sidecar.exists():
+        for name, output in json.loads(sidecar.read_text(encoding="utf-8")).items():
+            out[name] = output.get("data", {}).get("text/plain", "")
     return out

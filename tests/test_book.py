@@ -49,3 +49,10 @@ def test_glued_values_of_an_executed_chapter():
 def test_timing_names():
     assert book.is_timing("bench_copy_gbps") and book.is_timing("C01_bench_gather_growth")
     assert not book.is_timing("C01_verdict") and not book.is_timing("benchmark_words")
+
+
+def test_glued_values_reads_the_build_sidecar(tmp_path):
+    """Notebooks executed by the book build keep their glue in NAME.glue.json, not in the outputs."""
+    (tmp_path / "ch.ipynb").write_text(json.dumps({"cells": []}))
+    (tmp_path / "ch.glue.json").write_text(json.dumps({"y": {"data": {"text/plain": "'ok'"}}}))
+    assert book.glued_values(tmp_path / "ch.ipynb") == {"y": "'ok'"}
