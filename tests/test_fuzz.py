@@ -5,6 +5,8 @@ The number of inputs tried is printed at the end of the run."""
 
 import math
 
+import numpy as np
+
 import pytest
 import torch
 from hypothesis import HealthCheck, given, settings
@@ -75,7 +77,7 @@ def test_width_for(n, layers):
     tried("width_for")
     if n > 0 and layers > 0 and math.isfinite(n):
         w = sizing.width_for(n, layers)
-        assert math.isfinite(w) and w > 0
+        assert math.isfinite(w) and w >= 0  # a subnormal N underflows to 0
     else:
         with pytest.raises(ValueError):
             sizing.width_for(n, layers)
@@ -128,3 +130,67 @@ def test_tokenizers_roundtrip(text):
 
     assert data.gpt2_encoding().decode(split.ids) == text  # byte-level: every string round-trips
     assert len(tokenize.wordpiece_split(text).ids) >= 0
+
+
+# --- quantisation: bit widths, schemes, tables with NaN/inf/zero rows --------------------------------
+
+finite = st.floats(min_value=-1e6, max_value=1e6, allow_nan=False, allow_infinity=False, width=32)
+cells = st.one_of(finite, finite, finite, st.sampled_from([0.0, math.nan, math.inf, -math.inf]))
+
+
+@SETTINGS
+@given(rows=st.integers(1, 6), d=st.integers(1, 9), bits=st.sampled_from([8, 4, 2, 16, 0]),
+       scheme=st.sampled_from(["row", "tensor", "col"]), data=st.data())
+def test_quantize_tables(rows, d, bits, scheme, data):
+    from embedbook import quantize
+
+    tried("quantize tables")
+    values = data.draw(st.lists(cells, min_size=rows * d, max_size=rows * d))
+    if data.draw(st.booleans()):
+        values[:d] = [0.0] * d  # an all-zero row
+    table = torch.tensor(values, dtype=torch.float32).reshape(rows, d)
+    bad = bits not in (8, 4) or scheme not in ("row", "tensor") or not torch.isfinite(table).all() or (bits == 4 and d % 2)
+    if bad:
+        with pytest.raises(ValueError) as err:
+            quantize.quantize(table, bits, scheme)
+        assert str(err.value)
+        return
+    back = quantize.dequantize(quantize.quantize(table, bits, scheme))
+    assert back.shape == table.shape and torch.isfinite(back).all()
+    assert torch.equal(back[table.abs().sum(1) == 0], table[table.abs().sum(1) == 0])  # zero rows come back exactly 0
+    scale = table.abs().amax(1, keepdim=True) if scheme == "row" else table.abs().amax()
+    step = scale / (127 if bits == 8 else 7)
+    assert ((back - table).abs() <= step / 2 + 1e-3 * scale + 1e-6).all()  # within half a quantisation step
+
+
+# --- similarity: vectors, k, words ----------------------------------------------------------------
+
+
+@SETTINGS
+@given(a=st.lists(finite, min_size=1, max_size=6), b=st.lists(finite, min_size=1, max_size=6))
+def test_cosine(a, b):
+    from embedbook import similarity
+
+    tried("cosine vectors")
+    na, nb = np.linalg.norm(np.float64(a)), np.linalg.norm(np.float64(b))
+    if len(a) != len(b) or na == 0 or nb == 0:
+        with pytest.raises(ValueError):
+            similarity.cosine(np.array(a), np.array(b))
+    else:
+        c = similarity.cosine(np.array(a), np.array(b))
+        assert math.isfinite(c) and -1 - 1e-9 <= c <= 1 + 1e-9
+
+
+@SETTINGS
+@given(n=st.integers(1, 30), k=st.one_of(st.integers(-3, 40), st.sampled_from([1.5, "3", None])))
+def test_knn_k(n, k):
+    from embedbook import similarity
+
+    tried("knn k")
+    table = np.random.default_rng(n).standard_normal((n, 4)).astype(np.float32)
+    if isinstance(k, int) and 0 < k <= n:
+        idx, scores = similarity.knn(table[[0, n - 1]], table, k)
+        assert idx.shape == (2, k) and np.isfinite(scores).all()
+    else:
+        with pytest.raises(ValueError):
+            similarity.knn(table[[0, n - 1]], table, k)

@@ -92,6 +92,17 @@ def test_page_in_browser(page):
     assert shot.exists() and shot.stat().st_size > 10_000
 
 
+def test_launch_buttons_point_at_the_notebooks():
+    """Each chapter page links Colab and Binder to its own notebook in the repository (_config.yml)."""
+    chapters = [p for p in pages() if re.match(r"\d\d_", p.name)]
+    assert chapters
+    for page in chapters:
+        html = page.read_text(encoding="utf-8")
+        nb = f"book/{page.stem}.ipynb"
+        assert f"colab.research.google.com/github/embedbook/embedbook/blob/main/{nb}" in html, page.name
+        assert f"urlpath=tree/{nb}" in html, page.name
+
+
 def test_cjk_font_covers_every_character():
     """Chinese text is drawn with the book's own font subset, which must hold every character used."""
     from fontTools.ttLib import TTFont
