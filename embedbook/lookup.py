@@ -17,7 +17,10 @@ from embedbook import claims
 
 
 def validate_ids(ids: torch.Tensor, vocab_size: int) -> torch.Tensor:
-    """Check that ``ids`` is a non-empty integer tensor with values in ``[0, vocab_size)``."""
+    """Check that ``ids`` is a non-empty integer tensor with values in ``[0, vocab_size)``.
+
+    Returns the ids as ``torch.long`` (torch's gather kernels accept no narrower integer type).
+    """
     if not isinstance(ids, torch.Tensor):
         raise TypeError(f"ids must be a torch.Tensor of token ids, got {type(ids).__name__}")
     if ids.dtype.is_floating_point or ids.dtype.is_complex or ids.dtype == torch.bool:
@@ -29,7 +32,7 @@ def validate_ids(ids: torch.Tensor, vocab_size: int) -> torch.Tensor:
         raise IndexError(f"negative token id {lo}: ids must lie in [0, {vocab_size})")
     if hi >= vocab_size:
         raise IndexError(f"token id {hi} is out of range for a vocabulary of {vocab_size} rows")
-    return ids
+    return ids.long()
 
 
 def _check_table(table: torch.Tensor) -> None:
