@@ -111,17 +111,26 @@ def _sync_for(device: torch.device):
     return torch.cuda.synchronize if device.type == "cuda" else (lambda: None)
 
 
-def cost_vs_vocab(vocab_sizes: list[int], d: int = 256, n_tokens: int = 512, reps: int = 5, seed: int = 0) -> list[dict]:
-    """Seconds per batch of gather vs one-hot matmul as the vocabulary grows (CPU, same run)."""
+def cost_vs_vocab(
+    vocab_sizes: list[int], d: int = 256, n_tokens: int = 512, reps: int = 7, seed: int = 0, gather_tokens: int = 16384
+) -> list[dict]:
+    """Seconds per batch of gather vs one-hot matmul as the vocabulary grows (CPU, same run).
+
+    The gather is timed on ``gather_tokens`` ids (a batch big enough to take milliseconds, so timer
+    noise stays small) and the matmul on ``n_tokens``; each is the best of ``reps`` runs. What matters
+    is how each grows with V, not their ratio.
+    """
     gen = torch.Generator().manual_seed(seed)
     rows = []
     for v in vocab_sizes:
         table = torch.randn(v, d, generator=gen)
         ids = torch.randint(0, v, (n_tokens,), generator=gen)
+        many = torch.randint(0, v, (gather_tokens,), generator=gen)
+        gather_s = _best_time(lambda: F.embedding(many, table), reps, lambda: None)
         rows.append(
             {
                 "vocab": v,
-                "gather_s": _best_time(lambda: F.embedding(ids, table), reps, lambda: None),
+                "gather_s": gather_s * n_tokens / gather_tokens,  # per n_tokens, comparable with the matmul
                 "matmul_s": _best_time(lambda: F.one_hot(ids, v).float() @ table, reps, lambda: None),
                 "one_hot_bytes": one_hot_bytes(n_tokens, v),
             }
@@ -213,19 +222,24 @@ def vocab_parallel_lookup(ids: torch.Tensor, table: torch.Tensor, world_size: in
 
 @claims.check("C01")
 def check_c01(smoke: bool = False, rows: list[dict] | None = None) -> claims.Verdict:
-    """Settle C01: the lookup's time stays flat as V grows (the matmul's grows)."""
-    rows = rows or cost_vs_vocab([1000, 8000, 64000] if smoke else [1000, 4000, 16000, 64000, 128000], reps=3)
-    g0, g1 = rows[0]["gather_s"], rows[-1]["gather_s"]
-    m0, m1 = rows[0]["matmul_s"], rows[-1]["matmul_s"]
-    v_ratio = rows[-1]["vocab"] / rows[0]["vocab"]
-    flat = g1 / g0 < 3 and m1 / m0 > v_ratio / 8  # wide margins: timing noise cannot flip the verdict
-    verdict = claims.CONFIRMED if flat else claims.REFUTED
+    """Settle C01: the lookup's time stays flat as V grows (the matmul's grows).
+
+    Decided from the fitted growth exponents over all vocabulary sizes. A gather from a table that no
+    longer fits in cache gets somewhat slower (exponents of about 0 to 0.25 here), so the thresholds sit
+    well away from both outcomes: flat below 0.5, growing with V above 0.8 (the matmul measures about 1).
+    """
+    rows = rows or cost_vs_vocab([1000, 8000, 64000] if smoke else [1000, 4000, 16000, 64000, 128000])
+    vocab = [r["vocab"] for r in rows]
+    g = scaling_exponent(vocab, [r["gather_s"] for r in rows])
+    m = scaling_exponent(vocab, [r["matmul_s"] for r in rows])
+    verdict = claims.CONFIRMED if g < 0.5 and m > 0.8 else claims.REFUTED
     text = (
-        f"Growing V {v_ratio:.0f}× changed the time of a 512-token lookup by {g1 / g0:.1f}× and that of the "
-        f"one-hot matmul by {m1 / m0:.0f}×. The lookup's cost depends on the tokens and d, not on V (the "
-        f"table only has to be addressable), so O(1) per token in V is right."
+        f"Over vocabularies of {vocab[0]:,} to {vocab[-1]:,} ids, the lookup's time grows like V^{g:.2f} and the "
+        f"one-hot matmul's like V^{m:.2f}. The lookup's work depends on the tokens and d, not on V — O(1) per "
+        "token in V is right — though a table too big for the cache makes each row a little slower to fetch; "
+        "the matmul does V·d work per token."
     )
-    return claims.Verdict("C01", verdict, text, {"bench_gather_growth": g1 / g0, "bench_matmul_growth": m1 / m0})
+    return claims.Verdict("C01", verdict, text, {"bench_gather_exponent": g, "bench_matmul_exponent": m})
 
 
 def _exactness(seed: int = 0) -> dict[str, float]:

@@ -218,10 +218,18 @@ def _fake_measures(adj_mev: float) -> cx.LayerMeasures:
 def test_c11_c46_rules():
     assert claims.run("C11", result=_fake_measures(0.01)).verdict == claims.CORRECTED
     assert claims.run("C11", result=_fake_measures(0.10)).verdict == claims.REFUTED
-    r = {"loo_acc": [0.6, 0.8, 1.0], "lookup_acc": 0.5, "bench": {"ratio": 300.0, "forward_tok_s": 1e3, "lookup_tok_s": 3e5}}
+    r = {"loo_acc": [0.6, 0.8, 1.0], "lookup_acc": 0.5, "flops_per_token": 4e7, "seq_len": 12}
     assert claims.run("C46", result=r).verdict == claims.CONFIRMED
-    assert claims.run("C46", result={**r, "bench": {**r["bench"], "ratio": 3.0}}).verdict == claims.REFUTED
+    assert claims.run("C46", result={**r, "flops_per_token": 1e3}).verdict == claims.REFUTED
     assert claims.run("C46", result={**r, "loo_acc": [0.6, 0.6, 0.6]}).verdict == claims.REFUTED
+
+
+def test_forward_flops_per_token(enc):
+    tok, model = enc
+    dense = sum(p.numel() for n, p in model.named_parameters() if "embeddings" not in n)
+    assert cx.forward_flops_per_token(model, 10) == 2 * dense + model.config.num_hidden_layers * 4 * 10 * model.config.hidden_size
+    with pytest.raises(ValueError):
+        cx.forward_flops_per_token(model, 0)
 
 
 def test_table_swap_effects_kinds(enc):
