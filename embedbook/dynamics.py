@@ -26,6 +26,7 @@ from torch import nn
 
 from embedbook import claims
 from embedbook.device import seed_everything
+from embedbook.similarity import spearman  # one rank correlation for the book (raises on constant input)
 
 DRIFT_OPTIMIZERS = ("sgd", "sgd_momentum", "adam", "adamw", "sparse_adam")
 
@@ -258,18 +259,6 @@ def distance_from_init(init: torch.Tensor, now: torch.Tensor, relative: bool = T
             raise ValueError("an initial row is all zeros: use relative=False")
         dist = dist / norm
     return dist
-
-
-def spearman(x: Sequence[float], y: Sequence[float]) -> float:
-    """Spearman rank correlation (average ranks for ties)."""
-    from scipy.stats import spearmanr
-
-    x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
-    if x.shape != y.shape or x.ndim != 1 or len(x) < 3:
-        raise ValueError("spearman needs two 1-D sequences of the same length >= 3")
-    if np.ptp(x) == 0 or np.ptp(y) == 0:
-        raise ValueError("spearman is undefined for a constant sequence")
-    return float(spearmanr(x, y).statistic)
 
 
 def frequency_drift(sentences: list[list[str]], lang: str = "en", *, vocab_size: int = 2000, d: int = 64,

@@ -133,11 +133,18 @@ def anisotropy(matrix: np.ndarray, n_pairs: int = 10_000, seed: int = 0) -> floa
 
 
 def spearman(x: Sequence[float], y: Sequence[float]) -> float:
-    """Spearman rank correlation of two equally long sequences (needs at least three points)."""
+    """Spearman rank correlation (average ranks for ties) of two equally long 1-D sequences.
+
+    Needs at least three points; a constant sequence has no ranks to correlate, so it raises
+    ``ValueError`` instead of returning NaN. Used by chapters 05, 08 and 10.
+    """
     from scipy.stats import spearmanr
 
-    if len(x) != len(y) or len(x) < 3:
-        raise ValueError(f"need two sequences of equal length >= 3, got {len(x)} and {len(y)}")
+    x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+    if x.shape != y.shape or x.ndim != 1 or len(x) < 3:
+        raise ValueError(f"need two 1-D sequences of equal length >= 3, got shapes {x.shape} and {y.shape}")
+    if np.ptp(x) == 0 or np.ptp(y) == 0:
+        raise ValueError("spearman is undefined for a constant sequence")
     return float(spearmanr(x, y).statistic)
 
 
