@@ -1,5 +1,7 @@
 # The two commands: `make book` and `make test`. Each creates .venv on first use and installs
 # exactly the versions in constraints.txt (the CPU build of torch among them).
+# `make check-html` (after `make book`) checks the built pages in headless Chromium; `make lab` opens
+# the chapters in JupyterLab.
 PYTHON ?= python3.11
 VENV   := .venv
 BIN    := $(VENV)/bin
@@ -8,7 +10,7 @@ export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 export PYTHONHASHSEED := 0
 
-.PHONY: book test check-html venv clean
+.PHONY: book test check-html lab venv clean
 
 venv: $(STAMP)
 
@@ -20,16 +22,26 @@ $(STAMP): pyproject.toml constraints.txt
 	$(BIN)/python -m pip install --quiet -c constraints.txt --no-deps openai-whisper
 	touch $@
 
+# unit and property-based tests, then every chapter at smoke size, twice (offline, deterministic)
 test: venv
-	$(BIN)/python -m pytest tests --ignore=tests/browser
+	rm -rf _build/verdicts/smoke _build/papermill _build/papermill-second
+	$(BIN)/python -m pytest tests --ignore=tests/after_book --durations=15
 
-# after `make book`: every built page in headless Chromium (installed from Debian's packages if missing)
+# every chapter at full size, then the HTML book in _build/html
+book: venv
+	rm -rf _build/verdicts/full
+	$(BIN)/jupyter-book build . -W --keep-going
+
+# after `make book`: every built page in headless Chromium (installed from Debian's packages if missing),
+# and the smoke-size verdicts (from `make test`) against the full-size ones where they must agree
 check-html: venv
 	command -v chromium >/dev/null || (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium)
-	$(BIN)/python -m pytest tests/browser -q
+	$(BIN)/python -m pytest tests/after_book -q
 
-book: venv
-	$(BIN)/jupyter-book build . -W --keep-going
+# JupyterLab (pinned in constraints.txt) in the same environment, opened on the chapters
+lab: venv
+	$(BIN)/python -m pip install --quiet -c constraints.txt -e ".[lab]"
+	$(BIN)/jupyter lab book/
 
 clean:
 	rm -rf _build
