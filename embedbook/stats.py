@@ -1,0 +1,156 @@
+"""Small statistics used across the package and the book, one home each: a power-law fit, a rank
+correlation, unit-length rows, and the effect of a change measured over several seeds.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Sequence
+
+import numpy as np
+import torch
+
+__all__ = ["SeedEffect", "power_law_exponent", "seed_effect", "spearman", "unit_rows"]
+
+
+def _vector(values: Sequence[float], name: str) -> np.ndarray:
+    try:
+        out = np.asarray(values, dtype=float)
+    except (TypeError, ValueError):
+        raise TypeError(f"{name} must be a sequence of numbers") from None
+    if out.ndim != 1:
+        raise ValueError(f"{name} must be 1-D, got shape {out.shape}")
+    if not np.isfinite(out).all():
+        raise ValueError(f"{name} contains NaN or infinity")
+    return out
+
+
+def power_law_exponent(xs: Sequence[float], ys: Sequence[float]) -> float:
+    """Exponent ``b`` of the least-squares fit ``y ≈ a·x^b`` (the slope on a log–log plot).
+
+    0 means flat, 1 linear, 2 quadratic growth.
+
+    Raises:
+        ValueError: lengths differ, fewer than two points, fewer than two distinct ``xs``, or a value
+            that is not positive and finite (a logarithm needs one).
+    """
+    x, y = _vector(xs, "xs"), _vector(ys, "ys")
+    if len(x) != len(y) or len(x) < 2:
+        raise ValueError(f"need at least two (x, y) points of equal length, got {len(x)} and {len(y)}")
+    if (x <= 0).any() or (y <= 0).any():
+        raise ValueError("a power law is fitted on logarithms: every x and y must be positive")
+    if np.unique(x).size < 2:
+        raise ValueError("need at least two distinct x values to fit a slope")
+    lx, ly = np.log(x), np.log(y)
+    lx0 = lx - lx.mean()
+    return float((lx0 * (ly - ly.mean())).sum() / (lx0 * lx0).sum())
+
+
+def spearman(x: Sequence[float], y: Sequence[float]) -> float:
+    """Spearman rank correlation (average ranks for ties) of two equally long 1-D sequences.
+
+    Raises:
+        ValueError: shapes differ, fewer than three points, NaN or infinity, or a constant sequence
+            (it has no ranks to correlate; NaN would be the silent answer).
+    """
+    from scipy.stats import spearmanr
+
+    a, b = _vector(x, "x"), _vector(y, "y")
+    if a.shape != b.shape or len(a) < 3:
+        raise ValueError(f"need two 1-D sequences of equal length >= 3, got lengths {len(a)} and {len(b)}")
+    if np.ptp(a) == 0 or np.ptp(b) == 0:
+        raise ValueError("spearman is undefined for a constant sequence")
+    return float(spearmanr(a, b).statistic)
+
+
+def unit_rows(matrix, zero: str = "raise"):
+    """Rows scaled to unit length: a NumPy array (float32) or a torch tensor (same dtype and device).
+
+    Args:
+        matrix: an ``(n, d)`` array or tensor.
+        zero: all-zero rows have no direction: ``"raise"`` (default) or ``"keep"`` (they stay zero,
+            so every cosine with them is 0).
+
+    Raises:
+        ValueError: not 2-D, NaN or infinity in a row, a zero row with ``zero="raise"``, or an unknown
+            ``zero``.
+    """
+    if zero not in ("raise", "keep"):
+        raise ValueError(f"zero must be 'raise' or 'keep', got {zero!r}")
+    if isinstance(matrix, torch.Tensor):
+        if matrix.dim() != 2 or not matrix.is_floating_point():
+            raise ValueError(f"unit_rows needs a 2-D float tensor, got shape {tuple(matrix.shape)}, {matrix.dtype}")
+        if not torch.isfinite(matrix).all():
+            raise ValueError("the matrix contains NaN or infinity")
+        norms = matrix.norm(dim=1, keepdim=True)
+        zeros = norms == 0
+        if zeros.any() and zero == "raise":
+            raise ValueError(f"{int(zeros.sum())} zero row(s) have no direction; pass zero='keep' to leave them at 0")
+        return matrix / torch.where(zeros, torch.ones_like(norms), norms)
+    m = np.asarray(matrix, dtype=np.float32)
+    if m.ndim != 2:
+        raise ValueError(f"unit_rows needs a 2-D matrix, got shape {m.shape}")
+    if not np.isfinite(m).all():
+        raise ValueError("the matrix contains NaN or infinity")
+    norms = np.linalg.norm(m, axis=1, keepdims=True)
+    if (norms == 0).any():
+        if zero == "raise":
+            raise ValueError(f"{int((norms == 0).sum())} zero row(s) have no direction; pass zero='keep' to leave them at 0")
+        norms = np.where(norms == 0, 1, norms)
+    return m / norms
+
+
+@dataclass(frozen=True)
+class SeedEffect:
+    """The paired difference ``a - b`` of one quantity measured with and without a change, per seed."""
+
+    diffs: tuple[float, ...]
+
+    @property
+    def n(self) -> int:
+        """Number of seeds."""
+        return len(self.diffs)
+
+    @property
+    def mean(self) -> float:
+        """Mean difference over seeds."""
+        return float(np.mean(self.diffs))
+
+    @property
+    def lo(self) -> float:
+        """Smallest per-seed difference."""
+        return float(min(self.diffs))
+
+    @property
+    def hi(self) -> float:
+        """Largest per-seed difference."""
+        return float(max(self.diffs))
+
+    @property
+    def sd(self) -> float:
+        """Standard deviation of the differences over seeds (0 for one seed)."""
+        return float(np.std(self.diffs, ddof=1)) if self.n > 1 else 0.0
+
+    @property
+    def decisive(self) -> bool:
+        """At least three seeds and every seed agrees on the sign: zero lies outside the range of the
+        per-seed differences, so the effect is not inside the seed spread."""
+        return self.n >= 3 and (self.lo > 0 or self.hi < 0)
+
+    @property
+    def sign(self) -> int:
+        """+1 or -1 when :attr:`decisive`, else 0."""
+        return (1 if self.lo > 0 else -1) if self.decisive else 0
+
+
+def seed_effect(a: Sequence[float], b: Sequence[float]) -> SeedEffect:
+    """Per-seed differences ``a[i] - b[i]`` of two equally long lists of one measurement per seed.
+
+    Raises:
+        ValueError: the lists differ in length, are empty, or hold NaN or infinity.
+    """
+    x, y = _vector(a, "a"), _vector(b, "b")
+    if len(x) != len(y) or len(x) == 0:
+        raise ValueError(f"need one value per seed in each arm, got {len(x)} and {len(y)}")
+    return SeedEffect(tuple(float(v) for v in x - y))
