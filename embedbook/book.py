@@ -1,12 +1,20 @@
-"""The book's chapters: discovery from ``_toc.yml``, glue, and executing a chapter with papermill.
+"""The book's chapters: where the book is, its chapters and their parameters, running a chapter with
+papermill, glue, typed results that glue themselves, and the record of each claim's verdict.
 
-Used by the CLI (``embedbook list | run``), by ``tests/test_chapters.py`` and by every chapter
-(``glue``).
+Part of the book's layer, not of the library. Used by the CLI (``embedbook list | run``), the tests and
+every chapter.
+
+A chapter declares its parameters in the one cell tagged ``parameters`` (full-size defaults, with
+``SMOKE = False``) and its smoke sizes in the one cell tagged ``smoke`` right after it (``if SMOKE: ...``).
 """
 
 from __future__ import annotations
 
+import dataclasses
+import hashlib
 import json
+import logging
+import os
 import re
 import time
 from pathlib import Path
@@ -14,20 +22,45 @@ from typing import Any
 
 import yaml
 
-ROOT = Path(__file__).resolve().parents[1]
 KERNEL = "python3"
 CELL_TIMEOUT = 900  # seconds for any one cell: a hang fails loudly instead of stalling CI
+_PACKAGE_PARENT = Path(__file__).resolve().parents[1]
 
 
-def chapters(root: Path = ROOT) -> list[str]:
+def root(start: Path | None = None) -> Path:
+    """The book's checkout: ``$EMBEDBOOK_ROOT``, else the first folder holding ``_toc.yml`` at or above
+    ``start`` (default: the current directory), else the checkout this package was installed from.
+
+    Raises ``FileNotFoundError`` with what to do when none is found: the chapters are not part of the
+    installed package.
+    """
+    env = os.environ.get("EMBEDBOOK_ROOT")
+    if env:
+        if not (Path(env) / "_toc.yml").exists():
+            raise FileNotFoundError(f"EMBEDBOOK_ROOT={env} has no _toc.yml: point it at a checkout of the book")
+        return Path(env).resolve()
+    here = Path(start or Path.cwd()).resolve()
+    for folder in (here, *here.parents):
+        if (folder / "_toc.yml").exists() and (folder / "book").is_dir():
+            return folder
+    if (_PACKAGE_PARENT / "_toc.yml").exists():
+        return _PACKAGE_PARENT
+    raise FileNotFoundError(
+        "no book found: the chapters are not installed with the package. Run this inside a clone of "
+        "https://github.com/embedbook/embedbook, or set EMBEDBOOK_ROOT to one."
+    )
+
+
+def chapters(book_root: Path | None = None) -> list[str]:
     """Chapter names in table-of-contents order: the numbered notebooks (``book/NN_name.ipynb``).
 
     Reference pages (the claims register, the status page) are executed by the build but are not
     chapters: they take no parameters.
     """
-    toc = root / "_toc.yml"
+    base = Path(book_root) if book_root else root()
+    toc = base / "_toc.yml"
     if not toc.exists():
-        raise FileNotFoundError(f"{toc} not found: run from a checkout of the embedbook repository")
+        raise FileNotFoundError(f"{toc} not found: point at a checkout of the book")
     files: list[str] = []
 
     def walk(node: Any) -> None:
@@ -41,27 +74,76 @@ def chapters(root: Path = ROOT) -> list[str]:
                 walk(item)
 
     walk(yaml.safe_load(toc.read_text(encoding="utf-8")))
-    return [Path(f).name for f in files if re.match(r"\d\d_", Path(f).name) and (root / f"{f}.ipynb").exists()]
+    return [Path(f).name for f in files if re.match(r"\d\d_", Path(f).name) and (base / f"{f}.ipynb").exists()]
 
 
-def chapter_path(name: str, root: Path = ROOT) -> Path:
-    """Path of chapter ``name``; an unknown name raises with the list of known ones."""
-    known = chapters(root)
-    stem = Path(name).stem
+def chapter_path(name: str, book_root: Path | None = None) -> Path:
+    """Path of chapter ``name`` (``"02_lookup"``, or its file name); an unknown name raises with the known ones."""
+    base = Path(book_root) if book_root else root()
+    known = chapters(base)
+    stem = Path(str(name)).stem
     if stem not in known:
         raise ValueError(f"unknown chapter {name!r}; known chapters: {', '.join(known)}")
-    return root / "book" / f"{stem}.ipynb"
+    return base / "book" / f"{stem}.ipynb"
 
 
-def parameters(path: Path) -> dict[str, Any]:
-    """The names and defaults declared in a notebook's cell tagged ``parameters``."""
+def _tagged(nb: dict, tag: str) -> list[int]:
+    return [i for i, c in enumerate(nb["cells"]) if tag in c.get("metadata", {}).get("tags", [])]
+
+
+def _source(cell: dict) -> str:
+    src = cell["source"]
+    return src if isinstance(src, str) else "".join(src)
+
+
+def parameters(path: Path, smoke: bool = False) -> dict[str, Any]:
+    """The names and values a chapter declares in its cell tagged ``parameters``; with ``smoke=True``,
+    after its cell tagged ``smoke`` has applied the smoke sizes."""
     nb = json.loads(Path(path).read_text(encoding="utf-8"))
-    cells = [c for c in nb["cells"] if "parameters" in c.get("metadata", {}).get("tags", [])]
+    cells = _tagged(nb, "parameters")
     if len(cells) != 1:
-        raise ValueError(f"{path.name} must have exactly one cell tagged 'parameters', found {len(cells)}")
+        raise ValueError(f"{Path(path).name} must have exactly one cell tagged 'parameters', found {len(cells)}")
     namespace: dict[str, Any] = {}
-    exec("".join(cells[0]["source"]), {}, namespace)  # noqa: S102 - our own notebooks' literal defaults
-    return {k: v for k, v in namespace.items() if not k.startswith("_")}
+    exec(_source(nb["cells"][cells[0]]), {}, namespace)  # noqa: S102 - our own notebooks' literal defaults
+    declared = {k: v for k, v in namespace.items() if not k.startswith("_")}
+    if smoke:
+        namespace["SMOKE"] = True
+        for i in _tagged(nb, "smoke"):
+            exec(_source(nb["cells"][i]), {}, namespace)  # noqa: S102
+        declared = {k: namespace[k] for k in declared}
+    return declared
+
+
+def _same_kind(default: Any, value: Any) -> bool:
+    if isinstance(default, bool) or isinstance(value, bool):
+        return isinstance(default, bool) and isinstance(value, bool)
+    if isinstance(default, float):
+        return isinstance(value, (int, float))
+    if isinstance(default, (list, tuple)):
+        return isinstance(value, (list, tuple))
+    return default is None or isinstance(value, type(default))
+
+
+def check_params(path: Path, params: dict[str, Any]) -> None:
+    """Refuse a parameter the chapter does not declare, or a value of another type than its default."""
+    declared = parameters(path)
+    unknown = sorted(set(params) - set(declared))
+    if unknown:
+        raise ValueError(f"chapter {Path(path).stem} has no parameter(s) {unknown}; it declares {sorted(declared)}")
+    for name, value in params.items():
+        if not _same_kind(declared[name], value):
+            raise ValueError(
+                f"parameter {name} of chapter {Path(path).stem} takes a {type(declared[name]).__name__} "
+                f"(default {declared[name]!r}), got {value!r}"
+            )
+
+
+class _KnownParameters(logging.Filter):
+    """Drop papermill's "Passed unknown parameter" warning: :func:`check_params` has already refused
+    unknown ones, and papermill only looks at the cell it injects after (the smoke cell)."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return "Passed unknown parameter" not in record.getMessage()
 
 
 def run_chapter(
@@ -73,23 +155,33 @@ def run_chapter(
 ) -> tuple[Path, float]:
     """Execute a chapter with papermill; return ``(output notebook, seconds)``.
 
-    ``params`` must name parameters the chapter declares, or a ``ValueError`` is raised (papermill
-    itself would only warn and inject them).
+    ``params`` must name parameters the chapter declares, with values of the same type as their
+    defaults, or a ``ValueError`` is raised. They win over the smoke sizes: the smoke sizes are resolved
+    here, and papermill injects every value after the chapter's ``smoke`` cell. The output goes to ``out_dir`` (default ``_build/papermill`` in the book).
     """
+    import nbformat
     import papermill
 
     path = chapter_path(name)
-    declared = parameters(path)
-    given = {"SMOKE": smoke, **(params or {})}
-    unknown = sorted(set(given) - set(declared))
-    if unknown:
-        raise ValueError(f"chapter {path.stem} has no parameter(s) {unknown}; it declares {sorted(declared)}")
-    out_dir = Path(out_dir or ROOT / "_build" / "papermill")
+    params = dict(params or {})
+    check_params(path, params)
+    nb = nbformat.read(path, as_version=4)
+    smoke_cells = _tagged(nb, "smoke")
+    if smoke_cells:  # inject after the smoke cell, so that explicit parameters win over the smoke sizes
+        for cell in nb.cells:
+            tags = cell.metadata.get("tags", [])
+            if "parameters" in tags:
+                cell.metadata["tags"] = [t for t in tags if t != "parameters"]
+        nb.cells[smoke_cells[-1]].metadata.setdefault("tags", []).append("parameters")
+    # papermill injects one cell of assignments; with the smoke sizes resolved here, it carries every value
+    given = {**(parameters(path, smoke=True) if smoke else {}), "SMOKE": smoke, **params}
+    out_dir = Path(out_dir or root() / "_build" / "papermill")
     out_dir.mkdir(parents=True, exist_ok=True)
     out = out_dir / path.name
     start = time.perf_counter()
+    logging.getLogger("papermill").addFilter(_KnownParameters())
     papermill.execute_notebook(
-        str(path),
+        nb,
         str(out),
         parameters=given,
         kernel_name=KERNEL,
@@ -98,6 +190,9 @@ def run_chapter(
         execution_timeout=CELL_TIMEOUT,
     )
     return out, time.perf_counter() - start
+
+
+# --- glue ----------------------------------------------------------------------------------------------
 
 
 def is_timing(name: str) -> bool:
@@ -109,13 +204,44 @@ def glue(name: str, value: Any, display: bool = False) -> None:
     """Glue ``value`` under ``name`` so the prose can show it with ``{glue:text}`name:fmt```.
 
     Names of timing-dependent values start with ``bench_`` (see :func:`is_timing`); they are excluded
-    from the determinism checks.
+    from the determinism checks. A bool is refused: glue the words the sentence needs instead.
     """
     from myst_nb import glue as _glue
 
     if hasattr(value, "item") and getattr(value, "ndim", 1) == 0:
         value = value.item()  # numpy / torch scalars → Python numbers, so format specs work
+    if isinstance(value, bool):
+        raise TypeError(f"glue {name!r}: a bool reads as True/False in prose; glue the words instead")
     _glue(name, value, display=display)
+
+
+class Result:
+    """Base of the experiments' typed results (dataclasses): ``result.glue()`` glues every scalar field
+    (numbers and strings) under its name, plus whatever :meth:`extra_glue` adds.
+
+    Fields whose names start with ``bench_`` are timings (see :func:`is_timing`).
+    """
+
+    def extra_glue(self) -> dict[str, Any]:
+        """Derived values to glue besides the scalar fields (override in a result)."""
+        return {}
+
+    def glued(self) -> dict[str, Any]:
+        """Everything :meth:`glue` publishes, by name."""
+        out = {}
+        for f in dataclasses.fields(self):  # type: ignore[arg-type]
+            value = getattr(self, f.name)
+            if hasattr(value, "item") and getattr(value, "ndim", 1) == 0:
+                value = value.item()
+            if isinstance(value, (int, float, str)) and not isinstance(value, bool):
+                out[f.name] = value
+        out.update(self.extra_glue())
+        return out
+
+    def glue(self, prefix: str = "") -> None:
+        """Glue every value of :meth:`glued` as ``prefix + name``."""
+        for name, value in self.glued().items():
+            glue(prefix + name, value)
 
 
 def glued_values(executed: Path) -> dict[str, str]:
@@ -138,3 +264,8 @@ def glued_values(executed: Path) -> dict[str, str]:
         for name, output in json.loads(sidecar.read_text(encoding="utf-8")).items():
             out[name] = output.get("data", {}).get("text/plain", "")
     return out
+
+
+def chapter_digest(chapter: str) -> str:
+    """SHA-256 of a chapter's notebook: a record made from an older version of the chapter is stale."""
+    return hashlib.sha256(chapter_path(chapter).read_bytes()).hexdigest()

@@ -1,29 +1,47 @@
-"""The register of the two source articles' claims (C01–C49) and their verdicts.
+"""The register of the two source articles' claims (C01–C49), their declared rules and their verdicts.
 
-Each claim carries the article's own words (a verbatim Chinese quote), an English paraphrase,
-the chapter that settles it and the package module whose check settles it. A check is a
-function registered with :func:`check`; it measures (or is handed the chapter's measurements)
-and returns a :class:`Verdict`. A claim without a check is reported as ``pending`` — never as
-confirmed.
+Part of the book's layer, not of the library: the library modules never import it.
 
-Used by every chapter (claim boxes) and by the closing verdicts chapter.
+- :class:`Claim` — one checkable statement: the article's words (a verbatim Chinese quote), an English
+  rendering of them, a paraphrase, the chapter that settles it.
+- :class:`Rule` — how a claim is decided, declared *before* measuring: the quantity, the thresholds,
+  the seeds, and the condition for each outcome, with a realistic example of the figures behind each
+  outcome (``tests/test_rules.py`` drives every rule through every outcome it declares).
+- :func:`judge` — the only way to reach a :class:`Verdict`: the registered rule decides from the
+  figures a check measured; the check writes the evidence for the outcome the rule gave.
+- :func:`show` — a chapter's claim box; it also glues the verdict and its figures and records the
+  verdict for the closing verdicts chapter (:func:`record_verdict`).
+
+Each chapter's experiments and checks live in :mod:`embedbook.experiments` (``check_cNN(result)``).
 """
 
 from __future__ import annotations
 
 import importlib
+import json
+import math
+import os
+from pathlib import Path
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any, Callable, Mapping
+
+from embedbook import book
 
 CONFIRMED = "confirmed"
 CORRECTED = "confirmed with a correction"
 REFUTED = "refuted"
+INCONCLUSIVE = "inconclusive here"
 NOT_HERE = "cannot be reproduced here"
 PENDING = "pending"
-VERDICTS = (CONFIRMED, CORRECTED, REFUTED, NOT_HERE, PENDING)
+VERDICTS = (CONFIRMED, CORRECTED, REFUTED, INCONCLUSIVE, NOT_HERE, PENDING)
+MEASURED, LITERATURE = "measured", "literature"
 
 LONG = "000"  # seeds/000_a20c4a869fa23ada.txt, 《Embedding层：从离散符号到语义空间的第一步》
 SHORT = "004"  # seeds/004_c963df5ff42eda00.txt, 《什么是嵌入层？文字是怎么变成向量的》
+TITLES = {
+    LONG: "《Embedding层：从离散符号到语义空间的第一步》 (The embedding layer: the first step from discrete symbols to a semantic space)",
+    SHORT: "《什么是嵌入层？文字是怎么变成向量的》 (What is an embedding layer? How text becomes vectors)",
+}
 
 
 @dataclass(frozen=True)
@@ -34,19 +52,328 @@ class Claim:
     article: str
     section: str
     quote: str
+    english: str
     paraphrase: str
     chapter: str
-    module: str
+    module: str  # the library module the claim is about
+
+
+def _c(id, article, section, quote, english, paraphrase, chapter, module) -> Claim:
+    return Claim(id, article, section, quote, english, paraphrase, chapter, module)
+
+
+# fmt: off
+CLAIMS: dict[str, Claim] = {c.id: c for c in [
+    _c("C01", LONG, "从整数索引到稠密向量", "其时间复杂度是 $O(1)$——无论词表多大，取出某一行的代价都是常数级",
+       "its time complexity is O(1): however large the vocabulary, taking out one row costs a constant amount",
+       "Looking up row i costs O(1), whatever the vocabulary size V.", "02_lookup", "lookup"),
+    _c("C02", LONG, "从整数索引到稠密向量", "将Token ID表示为One-Hot向量（仅在第 $i$ 个位置为1，其余为0），然后与Embedding矩阵相乘",
+       "represent the token ID as a one-hot vector (1 only at position i, 0 everywhere else), then multiply it by the embedding matrix",
+       "Lookup equals one_hot(i) @ E (the article writes E^T · one_hot(i)).", "02_lookup", "lookup"),
+    _c("C03", LONG, "从整数索引到稠密向量", "Embedding层在数学上等同于一个没有偏置项的线性层，输入是One-Hot向量",
+       "mathematically, an embedding layer is equivalent to a linear layer without a bias term, whose input is a one-hot vector",
+       "An embedding layer is a bias-free linear layer applied to a one-hot input.", "02_lookup", "lookup"),
+    _c("C04", LONG, "从整数索引到稠密向量", "直接存储One-Hot向量极其浪费内存（$V$ 维向量只有1个非零元素），因此所有框架都采用查找表实现",
+       "storing one-hot vectors directly wastes a great deal of memory (a V-dimensional vector has a single non-zero element), so every framework implements it as a lookup table",
+       "Materialising one-hot vectors wastes memory, so every framework uses a lookup table.", "02_lookup", "lookup"),
+    _c("C05", LONG, "参数量与内存占用", "以FP32存储，每个参数占4字节，单个Embedding矩阵就需要约524MB显存。如果采用FP16或BF16，则减半至262MB",
+       "stored in FP32 at 4 bytes per parameter, a single embedding matrix needs about 524 MB of GPU memory; in FP16 or BF16 that halves to 262 MB",
+       "V=32,000, d=4,096 gives 131,072,000 parameters: about 524 MB in FP32 and 262 MB in FP16/BF16.", "03_sizing", "sizing"),
+    _c("C06", LONG, "参数量与内存占用", "GPT-3 175B\t50,257\t12,288\t617.5M",
+       "GPT-3 175B · vocabulary 50,257 · dimension 12,288 · 617.5M parameters (a row of the article's table)",
+       "The article's table: BERT-base 23.4M, GPT-2 (d=1,600) 80.4M, GPT-3 617.5M, LLaMA-65B 262.1M embedding parameters.",
+       "03_sizing", "sizing"),
+    _c("C07", LONG, "权重共享：数学上的对称性", "不共享权重时，Embedding相关的参数量为 $2 \\times V \\times d$；共享后减半为 $V \\times d$。对于GPT-3规模的模型，这能节省约6亿参数",
+       "without sharing, the embedding-related parameters number 2 × V × d; with sharing they halve to V × d. For a GPT-3-scale model this saves about 600 million parameters",
+       "Tying cuts embedding parameters from 2Vd to Vd; about 600M saved at GPT-3 scale.", "03_sizing", "sizing"),
+    _c("C08", LONG, "权重共享：数学上的对称性", "经验研究表明，这能改善模型的泛化能力，特别是在低资源场景下",
+       "empirical studies show that this improves the model's generalisation, especially in low-resource settings",
+       "Tying acts as a regulariser and improves generalisation, especially with little data.", "04_tying", "tying"),
+    _c("C09", LONG, "权重共享：数学上的对称性", "2024年发表在ICML的研究表明，对于超大词表（如256K以上），Weight Tying可能引入性能损失",
+       "a study published at ICML in 2024 shows that for very large vocabularies (256K and above), weight tying may cost performance",
+       "An 'ICML 2024' study found tying can hurt for vocabularies of 256K and more.", "04_tying", "tying"),
+    _c("C10", LONG, "静态表示与上下文的第一次交汇", "同一个Token无论出现在什么语境中，其初始表示完全相同",
+       "the same token has exactly the same initial representation whatever context it appears in",
+       "The embedding output is static: the same token gets the same vector in every context.", "11_contextual", "contextual"),
+    _c("C11", LONG, "静态表示与上下文的第一次交汇", "BERT论文中的一个经典实验量化了这种差异",
+       "a classic experiment in the BERT paper quantified this difference",
+       "'The BERT paper' found that less than 5% of the variance of contextual representations is explained by static vectors.",
+       "11_contextual", "contextual"),
+    _c("C12", LONG, "Embedding是如何被学习的", "只有输入序列中实际出现的Token对应的Embedding行会收到梯度更新",
+       "only the embedding rows of the tokens that actually occur in the input sequence receive gradient updates",
+       "Only the rows of tokens present in a batch receive gradient ('sparse gradients').", "05_learning", "dynamics"),
+    _c("C13", LONG, "Embedding是如何被学习的", "标准Adam优化器不支持稀疏梯度，需要使用SparseAdam或SGD",
+       "the standard Adam optimiser does not support sparse gradients; SparseAdam or SGD is needed",
+       "Standard Adam does not support sparse gradients; SparseAdam or SGD is needed.", "05_learning", "dynamics"),
+    _c("C14", LONG, "Embedding是如何被学习的", "这解释了为什么一些大模型训练使用SGD而非Adam",
+       "this explains why some large models are trained with SGD rather than Adam",
+       "That is why some large models are trained with SGD rather than Adam.", "05_learning", "dynamics"),
+    _c("C15", LONG, "Embedding是如何被学习的", "低频Token可能在整个训练过程中只出现几次，其Embedding几乎保持随机初始化状态",
+       "a low-frequency token may occur only a few times in the whole of training, so its embedding stays almost at its random initialisation",
+       "Frequent tokens are updated constantly; rare tokens stay close to their random initialisation.", "05_learning", "dynamics"),
+    _c("C16", LONG, "Embedding是如何被学习的", "2018年的一项研究发现，将Embedding学习率设置为其他层的10倍",
+       "a 2018 study found that setting the embedding learning rate to 10 times that of the other layers",
+       "A '2018 study': a 10x learning rate for the embedding layer improves rare-token representations.", "05_learning", "dynamics"),
+    _c("C17", LONG, "嵌入维度：权衡的艺术", "维度过低会限制表示能力",
+       "too low a dimension limits what the vectors can represent",
+       "Too small a d limits capacity and crowds meanings; too large costs memory and compute and overfits small data.",
+       "07_dimension", "dimension"),
+    _c("C18", LONG, "嵌入维度：权衡的艺术", "Self-Attention的计算复杂度是 $O(n^2 \\cdot d)$",
+       "the computational complexity of self-attention is O(n²·d)",
+       "Self-attention costs O(n^2 d).", "07_dimension", "dimension"),
+    _c("C19", LONG, "嵌入维度：权衡的艺术", "$$N \\approx 12 \\times L \\times d^2$$",
+       "N ≈ 12 × L × d²",
+       "N ≈ 12·L·d², hence d ≈ sqrt(N/(12L)), with the article's table of model sizes, layers and widths.", "03_sizing", "sizing"),
+    _c("C20", LONG, "嵌入维度：权衡的艺术", "嵌入维度必须能被注意力头数整除",
+       "the embedding dimension must be divisible by the number of attention heads",
+       "d must be divisible by the number of attention heads (4096/32 = 128).", "03_sizing", "sizing"),
+    _c("C21", LONG, "初始化策略", "这是Xavier初始化的变体，确保前向传播时激活值的方差保持在合理范围",
+       "this is a variant of Xavier initialisation, which keeps the variance of activations in the forward pass within a reasonable range",
+       "E_ij ~ N(0, 1/√d), 'a variant of Xavier', keeps forward activations in a sane range.", "06_init", "init"),
+    _c("C22", LONG, "初始化策略", "一些工作建议使用预训练的静态词向量（如Word2Vec或GloVe）初始化Embedding层，这能加速收敛，特别是在小数据场景",
+       "some work suggests initialising the embedding layer with pretrained static word vectors (such as Word2Vec or GloVe); this speeds up convergence, especially with little data",
+       "Initialising from pretrained Word2Vec/GloVe speeds up convergence, especially on small data.", "06_init", "init"),
+    _c("C23", LONG, "初始化策略", "PyTorch的nn.Embedding默认使用标准正态分布 $\\mathcal{N}(0, 1)$ 初始化，而非Xavier初始化",
+       "PyTorch's nn.Embedding initialises from the standard normal distribution N(0, 1) by default, not with Xavier initialisation",
+       "PyTorch's nn.Embedding initialises with N(0, 1), not Xavier, so warm-up matters.", "06_init", "init"),
+    _c("C24", LONG, "从Embedding到注意力：Q、K、V的来源", "$$\\mathbf{Q} = \\mathbf{X}\\mathbf{W}_Q, \\quad \\mathbf{K} = \\mathbf{X}\\mathbf{W}_K, \\quad \\mathbf{V} = \\mathbf{X}\\mathbf{W}_V$$",
+       "the queries, keys and values are the embeddings X multiplied by three projection matrices: Q = XW_Q, K = XW_K, V = XW_V",
+       "Q = XW_Q, K = XW_K, V = XW_V with d×d projections of the (position-added) embeddings.", "12_qkv", "contextual"),
+    _c("C25", LONG, "最新研究：扩展Embedding的边界", "实验显示，在相同计算预算下，SCONE能将困惑度降低3-5%",
+       "experiments show that, at the same compute budget, SCONE lowers perplexity by 3–5%",
+       "SCONE keeps n-gram embeddings in CPU memory, loads them on demand, keeps accelerator memory fixed, and lowers perplexity by 3–5%.",
+       "14_scaling", "ngram"),
+    _c("C26", LONG, "最新研究：扩展Embedding的边界", "自适应Embedding根据Token频率动态分配维度，在不损失表示能力的前提下节省内存",
+       "adaptive embeddings allocate dimensions by token frequency, saving memory without losing representational power",
+       "Adaptive embeddings give tokens different dimensions by frequency and save memory without losing quality.", "14_scaling", "ngram"),
+    _c("C27", LONG, "实践中的考量", "当前主流大模型的词表在30K-100K之间",
+       "the vocabularies of today's mainstream large models lie between 30K and 100K",
+       "Mainstream LLM vocabularies are 30K–100K.", "03_sizing", "sizing"),
+    _c("C28", LONG, "实践中的考量", "将FP32 Embedding量化为INT8或INT4，能将内存占用减少4-8倍",
+       "quantising FP32 embeddings to INT8 or INT4 cuts their memory 4- to 8-fold",
+       "INT8 / INT4 quantisation cuts embedding memory 4x / 8x.", "13_quantize", "quantize"),
+    _c("C29", LONG, "实践中的考量", "研究表明，Embedding层对量化相对鲁棒——相比于Attention层，量化的精度损失更小",
+       "research shows that embedding layers are relatively robust to quantisation: compared with attention layers, they lose less accuracy",
+       "Embedding layers are more robust to quantisation than attention layers.", "13_quantize", "quantize"),
+    _c("C30", LONG, "实践中的考量", "一些实践建议对Embedding层使用较小的学习率，或完全冻结Embedding层只微调上层",
+       "some practitioners recommend a smaller learning rate for the embedding layer, or freezing it entirely and fine-tuning only the layers above",
+       "When fine-tuning on shifted data, a smaller embedding learning rate or a frozen embedding helps.", "15_practice", "practice"),
+    _c("C31", LONG, "实践中的考量", "更好的做法是使用子词分词（如BPE），将未登录词拆分为已知子词的组合，保证每个Token都有有意义的Embedding",
+       "the better approach is subword tokenisation (such as BPE), which splits unseen words into combinations of known subwords, so that every token has a meaningful embedding",
+       "Subword tokenisation (BPE) splits unseen words into known pieces so every token has a meaningful embedding.",
+       "01_tokens", "tokenize"),
+    _c("C32", LONG, "实践中的考量", "更大的词表意味着更少的Token数量（每个Token承载更多信息），但Embedding层参数量线性增长",
+       "a larger vocabulary means fewer tokens (each carrying more information), but the embedding layer's parameters grow linearly",
+       "A larger vocabulary means fewer tokens per text but linearly more embedding parameters.", "01_tokens", "tokenize"),
+    _c("C33", SHORT, "进来的是编号，不是词", "一个汉字可能是一个 token，也可能和相邻的字合成一个；英文词也可能被拆成两三个片段",
+       "a Chinese character may be one token, or merge with its neighbours into one; an English word may also be split into two or three pieces",
+       "A Chinese character may be one token or merge with neighbours; an English word may split into 2–3 pieces; "
+       "'32K context' counts tokens, not characters.", "01_tokens", "tokenize"),
+    _c("C34", SHORT, "进来的是编号，不是词", "编号本身没有大小含义",
+       "the ids themselves carry no meaning of magnitude",
+       "Token ids carry no magnitude meaning: nearby ids are not nearby meanings.", "01_tokens", "tokenize"),
+    _c("C35", SHORT, "发生的是查表，等价于一次矩阵乘法", "词表十万、维度一千，这张矩阵就有一亿个参数，在模型总参数里往往占不小的一块",
+       "a vocabulary of a hundred thousand and a dimension of a thousand make a matrix of a hundred million parameters, often a sizeable share of the model's total",
+       "Vocabulary 100K × dimension 1,000 = 100M parameters, often a sizeable share of the model.", "03_sizing", "sizing"),
+    _c("C36", SHORT, "发生的是查表，等价于一次矩阵乘法", "所以多语言模型的嵌入层通常比单语模型厚",
+       "so multilingual models usually have thicker embedding layers than monolingual ones",
+       "Multilingual models have thicker embedding layers than monolingual ones.", "03_sizing", "sizing"),
+    _c("C37", SHORT, "发生的是查表，等价于一次矩阵乘法", "位置编码不在嵌入矩阵里，是另一套加进去的量",
+       "positional encoding is not in the embedding matrix; it is a separate set of quantities added in",
+       "Position information is added separately, not stored in the embedding matrix; later layers keep the dimension "
+       "and change the values.", "02_lookup", "lookup"),
+    _c("C38", SHORT, "那些数字是训练出来的", "为了让这两类上下文都预测得准，它们的向量会被拉到相近区域",
+       "to predict both kinds of context well, their vectors are pulled into nearby regions",
+       "Words that share contexts (苹果/香蕉 with 很甜, 多少钱一斤) are pulled together; similarity is a by-product "
+       "of next-token prediction.", "05_learning", "dynamics"),
+    _c("C39", SHORT, "那些数字是训练出来的", "所以向量反映的是语料里的用法，不是词典定义",
+       "so the vectors reflect usage in the corpus, not dictionary definitions",
+       "Vectors reflect usage in the corpus, not dictionary meaning: 苹果 sits near 手机/发布会 or 水果/产地 depending on the corpus.",
+       "10_word2vec", "word2vec"),
+    _c("C40", SHORT, "距离怎么算，维度怎么选", "常用余弦相似度，看夹角不看长度。向量长度常被用来承载词频这类信息",
+       "cosine similarity is the usual choice: it looks at the angle, not the length. Vector length is often used to carry information such as word frequency",
+       "Cosine similarity ignores length; vector length often carries frequency information.", "08_similarity", "similarity"),
+    _c("C41", SHORT, "距离怎么算，维度怎么选", "做检索前一般先归一化再算内积，结果等价，速度更快",
+       "before retrieval one usually normalises first and then takes inner products: the result is equivalent, and faster",
+       "Normalising first and then taking inner products gives the same result as cosine, and is faster for retrieval.",
+       "08_similarity", "similarity"),
+    _c("C42", SHORT, "距离怎么算，维度怎么选", "常见取值在几百到几千之间",
+       "common values range from a few hundred to a few thousand",
+       "Common dimensions range from hundreds to thousands.", "07_dimension", "dimension"),
+    _c("C43", SHORT, "国王减男人加女人，边界在哪", "king 减 man 加 woman，最近邻是 queen。它在早期词向量上确实能复现",
+       "king minus man plus woman has queen as its nearest neighbour. This really does reproduce on early word vectors",
+       "king − man + woman has queen as nearest neighbour on early word vectors.", "09_analogies", "similarity"),
+    _c("C44", SHORT, "国王减男人加女人，边界在哪", "它证明的是分布规律可被线性近似，不证明模型会做逻辑推理",
+       "what it proves is that distributional regularities can be approximated linearly, not that the model can reason logically",
+       "It works because of shared co-occurrence statistics (linear offsets), not reasoning.", "09_analogies", "similarity"),
+    _c("C45", SHORT, "国王减男人加女人，边界在哪", "这类类比在低频词、专有名词、多义词上经常失效",
+       "such analogies often fail on low-frequency words, proper nouns and polysemous words",
+       "Analogies often fail on rare words, proper nouns and polysemous words.", "09_analogies", "similarity"),
+    _c("C46", SHORT, "一张矩阵解决不了的事", "后来的上下文相关表示让同一个词在不同句子里得到不同向量，代价是每个 token 都要过一遍网络",
+       "later context-dependent representations give the same word different vectors in different sentences, at the cost of running every token through the network",
+       "Polysemy ('apple' fruit vs company) is resolved only by contextual representations, at the cost of running "
+       "the network per token.", "11_contextual", "contextual"),
+    _c("C47", SHORT, "一张矩阵解决不了的事", "没见过的词，分词器拆成子词片段，向量由片段组合而来，能用但不精确",
+       "a word never seen is split by the tokenizer into subword pieces and its vector is assembled from them: usable, but imprecise",
+       "Unseen words are assembled from subword pieces: usable but imprecise; rare words are poorly placed.",
+       "01_tokens", "tokenize"),
+    _c("C48", SHORT, "一张矩阵解决不了的事", "向量空间是否对齐，取决于训练语料里有没有平行数据",
+       "whether vector spaces are aligned depends on whether the training corpus contains parallel data",
+       "Cross-lingual alignment depends on parallel data; unaligned spaces put translations far apart.", "15_practice", "practice"),
+    _c("C49", SHORT, "一张矩阵解决不了的事", "显存省了，向量的细微差别也被抹平，近邻排序可能变化",
+       "memory is saved, but the fine differences between vectors are smoothed away too, and the order of nearest neighbours may change",
+       "Quantising the embedding matrix blurs fine differences and can reorder nearest neighbours.", "13_quantize", "quantize"),
+]}
+# fmt: on
+
+
+def claim(cid: str) -> Claim:
+    """Return the claim with id ``cid`` (``"C01"`` … ``"C49"``); an unknown id raises ``KeyError``."""
+    try:
+        return CLAIMS[cid]
+    except (KeyError, TypeError):
+        raise KeyError(f"unknown claim id {cid!r}: ids run from C01 to C{len(CLAIMS):02d}") from None
+
+
+# --- rules -------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Rule:
+    """How claim ``claim_id`` is decided, declared before anything is measured.
+
+    Attributes:
+        quantity: what is measured, in words (with units).
+        inputs: the figures the rule reads, name → meaning; a check must measure every one.
+        outcomes: verdict → the condition that gives it, in words, in the order they are tried.
+        examples: verdict → realistic figures that give that verdict (the rule test runs them all).
+        thresholds: named constants the conditions use (fixed here, not tuned on the result).
+        seeds: how many seeds the measurement uses at full size (1 for deterministic arithmetic).
+        basis: ``"measured"`` (our measurement decides) or ``"literature"`` (a cited paper's figures
+            decide; our miniature is an illustration).
+        full_size_only: True where a smoke-size run is too small to reach the full-size verdict;
+            otherwise a test checks that the smoke and full verdicts agree.
+        timed: True when a figure comes from wall-clock timing (``tests/test_load.py`` then checks
+            that a busy machine gives the same verdict).
+        decide: ``(figures, thresholds) -> verdict``.
+    """
+
+    claim_id: str
+    quantity: str
+    inputs: Mapping[str, str]
+    outcomes: Mapping[str, str]
+    examples: Mapping[str, Mapping[str, Any]]
+    decide: Callable[[Mapping[str, Any], Mapping[str, float]], str]
+    thresholds: Mapping[str, float] = field(default_factory=dict)
+    seeds: int = 1
+    basis: str = MEASURED
+    full_size_only: bool = False
+    timed: bool = False
+
+    def __call__(self, figures: Mapping[str, Any]) -> str:
+        """The verdict these figures give; a missing figure or an undeclared outcome raises."""
+        missing = sorted(set(self.inputs) - set(figures))
+        if missing:
+            raise KeyError(f"{self.claim_id}'s rule needs the figures {missing}; the check measured {sorted(figures)}")
+        for name in self.inputs:
+            value = figures[name]
+            if isinstance(value, float) and math.isnan(value):
+                raise ValueError(f"{self.claim_id}: figure {name!r} is NaN; a rule cannot decide on it")
+        verdict = self.decide(figures, self.thresholds)
+        if verdict not in self.outcomes:
+            raise ValueError(f"{self.claim_id}'s rule returned {verdict!r}, which it does not declare: {list(self.outcomes)}")
+        return verdict
+
+    def markdown(self) -> str:
+        """The declared rule as MyST markdown, for the claim box."""
+        lines = [f"*Measured:* {self.quantity}."]
+        if self.thresholds:
+            lines.append("*Thresholds:* " + ", ".join(f"{k} = {_fmt(v)}" for k, v in self.thresholds.items()) + ".")
+        if self.basis == LITERATURE:
+            lines.append("*Basis:* the cited literature decides; the measurement here illustrates it.")
+        if self.seeds > 1:
+            lines.append(f"*Seeds:* {self.seeds}.")
+        lines.append("*Outcomes:*")
+        lines += [f"- **{v}** if {cond}" for v, cond in self.outcomes.items()]
+        return "\n".join(lines)
+
+
+def _fmt(value: Any) -> str:
+    if isinstance(value, float):
+        return f"{value:g}"
+    if isinstance(value, int) and not isinstance(value, bool):
+        return f"{value:,}"
+    return str(value)
+
+
+_RULES: dict[str, Rule] = {}
+_CHECKS: dict[str, Callable[[Any], "Verdict"]] = {}
+
+
+def rule(cid: str, **declared: Any) -> Callable[[Callable], Rule]:
+    """Declare claim ``cid``'s rule; decorate its ``decide(figures, thresholds) -> verdict`` function.
+
+    Keyword arguments are the :class:`Rule` fields (``quantity``, ``inputs``, ``outcomes``,
+    ``examples``, ``thresholds``, ``seeds``, ``basis``, ``full_size_only``, ``timed``). Raises
+    ``ValueError`` for an outcome that is not a verdict, fewer than two outcomes, an outcome without an
+    example, or a second rule for the same claim.
+    """
+    claim(cid)
+
+    def register(decide: Callable) -> Rule:
+        r = Rule(claim_id=cid, decide=decide, **declared)
+        bad = [v for v in r.outcomes if v not in VERDICTS or v == PENDING]
+        if bad:
+            raise ValueError(f"{cid}: {bad} are not verdicts; use {VERDICTS[:-1]}")
+        if len(r.outcomes) < 2:
+            raise ValueError(f"{cid}: a rule needs at least two outcomes, or the verdict is typed, not decided")
+        if set(r.examples) != set(r.outcomes):
+            raise ValueError(f"{cid}: give one example of figures for each outcome {list(r.outcomes)}")
+        if r.basis not in (MEASURED, LITERATURE):
+            raise ValueError(f"{cid}: basis must be {MEASURED!r} or {LITERATURE!r}")
+        if cid in _RULES and _RULES[cid].decide.__qualname__ != decide.__qualname__:
+            raise ValueError(f"claim {cid} already has a rule")
+        _RULES[cid] = r
+        return r
+
+    return register
+
+
+def experiments_module(cid: str) -> str:
+    """The module holding claim ``cid``'s experiment, rule and check: ``embedbook.experiments.chNN_name``."""
+    return f"embedbook.experiments.ch{claim(cid).chapter}"
+
+
+def _load(cid: str) -> None:
+    if cid not in _RULES or cid not in _CHECKS:
+        try:
+            importlib.import_module(experiments_module(cid))
+        except ModuleNotFoundError as err:
+            if err.name != experiments_module(cid):
+                raise
+
+
+def rule_of(cid: str) -> Rule | None:
+    """Claim ``cid``'s declared rule, or None if none is written yet."""
+    _load(cid)
+    return _RULES.get(cid)
+
+
+# --- verdicts ----------------------------------------------------------------------------------------
 
 
 @dataclass
 class Verdict:
-    """The outcome of a claim's check: a verdict, a one-paragraph evidence text and its figures."""
+    """The outcome of a claim's check: the verdict its rule gave, the evidence, and the figures.
+
+    Build one with :func:`judge` (which applies the rule), not by hand.
+    """
 
     claim_id: str
     verdict: str
     evidence: str
     figures: dict[str, Any] = field(default_factory=dict)
+    strength: str = ""
 
     def __post_init__(self) -> None:
         if self.verdict not in VERDICTS:
@@ -54,150 +381,29 @@ class Verdict:
         claim(self.claim_id)  # validates the id
 
 
-def _c(id, article, section, quote, paraphrase, chapter, module) -> Claim:
-    return Claim(id, article, section, quote, paraphrase, chapter, module)
+def judge(cid: str, figures: Mapping[str, Any], evidence: Callable[[str], str], strength: str = "") -> Verdict:
+    """Apply claim ``cid``'s rule to ``figures`` and return the :class:`Verdict`.
+
+    ``evidence(verdict)`` writes the evidence paragraph for the outcome the rule gave, so the prose
+    follows the numbers; ``strength`` says how strong the evidence is (seeds, convergence, margin over
+    a baseline). Raises ``LookupError`` when the claim has no rule.
+    """
+    r = rule_of(cid)
+    if r is None:
+        raise LookupError(f"claim {cid} has no declared rule: add one with claims.rule({cid!r}, ...)")
+    verdict = r(figures)
+    return Verdict(cid, verdict, evidence(verdict), dict(figures), strength)
 
 
-# fmt: off
-CLAIMS: dict[str, Claim] = {c.id: c for c in [
-    _c("C01", LONG, "从整数索引到稠密向量", "其时间复杂度是 $O(1)$——无论词表多大，取出某一行的代价都是常数级",
-       "Looking up row i costs O(1), whatever the vocabulary size V.", "02_lookup", "lookup"),
-    _c("C02", LONG, "从整数索引到稠密向量", "将Token ID表示为One-Hot向量（仅在第 $i$ 个位置为1，其余为0），然后与Embedding矩阵相乘",
-       "Lookup equals one_hot(i) @ E (the article writes E^T · one_hot(i)).", "02_lookup", "lookup"),
-    _c("C03", LONG, "从整数索引到稠密向量", "Embedding层在数学上等同于一个没有偏置项的线性层，输入是One-Hot向量",
-       "An embedding layer is a bias-free linear layer applied to a one-hot input.", "02_lookup", "lookup"),
-    _c("C04", LONG, "从整数索引到稠密向量", "直接存储One-Hot向量极其浪费内存（$V$ 维向量只有1个非零元素），因此所有框架都采用查找表实现",
-       "Materialising one-hot vectors wastes memory, so every framework uses a lookup table.", "02_lookup", "lookup"),
-    _c("C05", LONG, "参数量与内存占用", "以FP32存储，每个参数占4字节，单个Embedding矩阵就需要约524MB显存。如果采用FP16或BF16，则减半至262MB",
-       "V=32,000, d=4,096 gives 131,072,000 parameters: about 524 MB in FP32 and 262 MB in FP16/BF16.", "03_sizing", "sizing"),
-    _c("C06", LONG, "参数量与内存占用", "GPT-3 175B\t50,257\t12,288\t617.5M",
-       "The article's table: BERT-base 23.4M, GPT-2 (d=1,600) 80.4M, GPT-3 617.5M, LLaMA-65B 262.1M embedding parameters.",
-       "03_sizing", "sizing"),
-    _c("C07", LONG, "权重共享：数学上的对称性", "不共享权重时，Embedding相关的参数量为 $2 \\times V \\times d$；共享后减半为 $V \\times d$。对于GPT-3规模的模型，这能节省约6亿参数",
-       "Tying cuts embedding parameters from 2Vd to Vd; about 600M saved at GPT-3 scale.", "03_sizing", "sizing"),
-    _c("C08", LONG, "权重共享：数学上的对称性", "经验研究表明，这能改善模型的泛化能力，特别是在低资源场景下",
-       "Tying acts as a regulariser and improves generalisation, especially with little data.", "04_tying", "tying"),
-    _c("C09", LONG, "权重共享：数学上的对称性", "2024年发表在ICML的研究表明，对于超大词表（如256K以上），Weight Tying可能引入性能损失",
-       "An 'ICML 2024' study found tying can hurt for vocabularies of 256K and more.", "04_tying", "tying"),
-    _c("C10", LONG, "静态表示与上下文的第一次交汇", "同一个Token无论出现在什么语境中，其初始表示完全相同",
-       "The embedding output is static: the same token gets the same vector in every context.", "11_contextual", "contextual"),
-    _c("C11", LONG, "静态表示与上下文的第一次交汇", "BERT论文中的一个经典实验量化了这种差异",
-       "'The BERT paper' found that less than 5% of the variance of contextual representations is explained by static vectors.",
-       "11_contextual", "contextual"),
-    _c("C12", LONG, "Embedding是如何被学习的", "只有输入序列中实际出现的Token对应的Embedding行会收到梯度更新",
-       "Only the rows of tokens present in a batch receive gradient ('sparse gradients').", "05_learning", "dynamics"),
-    _c("C13", LONG, "Embedding是如何被学习的", "标准Adam优化器不支持稀疏梯度，需要使用SparseAdam或SGD",
-       "Standard Adam does not support sparse gradients; SparseAdam or SGD is needed.", "05_learning", "dynamics"),
-    _c("C14", LONG, "Embedding是如何被学习的", "这解释了为什么一些大模型训练使用SGD而非Adam",
-       "That is why some large models are trained with SGD rather than Adam.", "05_learning", "dynamics"),
-    _c("C15", LONG, "Embedding是如何被学习的", "低频Token可能在整个训练过程中只出现几次，其Embedding几乎保持随机初始化状态",
-       "Frequent tokens are updated constantly; rare tokens stay close to their random initialisation.", "05_learning", "dynamics"),
-    _c("C16", LONG, "Embedding是如何被学习的", "2018年的一项研究发现，将Embedding学习率设置为其他层的10倍",
-       "A '2018 study': a 10x learning rate for the embedding layer improves rare-token representations.", "05_learning", "dynamics"),
-    _c("C17", LONG, "嵌入维度：权衡的艺术", "维度过低会限制表示能力",
-       "Too small a d limits capacity and crowds meanings; too large costs memory and compute and overfits small data.",
-       "07_dimension", "dimension"),
-    _c("C18", LONG, "嵌入维度：权衡的艺术", "Self-Attention的计算复杂度是 $O(n^2 \\cdot d)$",
-       "Self-attention costs O(n^2 d).", "07_dimension", "dimension"),
-    _c("C19", LONG, "嵌入维度：权衡的艺术", "$$N \\approx 12 \\times L \\times d^2$$",
-       "N ≈ 12·L·d², hence d ≈ sqrt(N/(12L)), with the article's table of model sizes, layers and widths.", "03_sizing", "sizing"),
-    _c("C20", LONG, "嵌入维度：权衡的艺术", "嵌入维度必须能被注意力头数整除",
-       "d must be divisible by the number of attention heads (4096/32 = 128).", "03_sizing", "sizing"),
-    _c("C21", LONG, "初始化策略", "这是Xavier初始化的变体，确保前向传播时激活值的方差保持在合理范围",
-       "E_ij ~ N(0, 1/√d), 'a variant of Xavier', keeps forward activations in a sane range.", "06_init", "init"),
-    _c("C22", LONG, "初始化策略", "一些工作建议使用预训练的静态词向量（如Word2Vec或GloVe）初始化Embedding层，这能加速收敛，特别是在小数据场景",
-       "Initialising from pretrained Word2Vec/GloVe speeds up convergence, especially on small data.", "06_init", "init"),
-    _c("C23", LONG, "初始化策略", "PyTorch的nn.Embedding默认使用标准正态分布 $\\mathcal{N}(0, 1)$ 初始化，而非Xavier初始化",
-       "PyTorch's nn.Embedding initialises with N(0, 1), not Xavier, so warm-up matters.", "06_init", "init"),
-    _c("C24", LONG, "从Embedding到注意力：Q、K、V的来源", "$$\\mathbf{Q} = \\mathbf{X}\\mathbf{W}_Q, \\quad \\mathbf{K} = \\mathbf{X}\\mathbf{W}_K, \\quad \\mathbf{V} = \\mathbf{X}\\mathbf{W}_V$$",
-       "Q = XW_Q, K = XW_K, V = XW_V with d×d projections of the (position-added) embeddings.", "12_qkv", "contextual"),
-    _c("C25", LONG, "最新研究：扩展Embedding的边界", "实验显示，在相同计算预算下，SCONE能将困惑度降低3-5%",
-       "SCONE keeps n-gram embeddings in CPU memory, loads them on demand, keeps accelerator memory fixed, and lowers perplexity by 3–5%.",
-       "14_scaling", "ngram"),
-    _c("C26", LONG, "最新研究：扩展Embedding的边界", "自适应Embedding根据Token频率动态分配维度，在不损失表示能力的前提下节省内存",
-       "Adaptive embeddings give tokens different dimensions by frequency and save memory without losing quality.", "14_scaling", "ngram"),
-    _c("C27", LONG, "实践中的考量", "当前主流大模型的词表在30K-100K之间",
-       "Mainstream LLM vocabularies are 30K–100K.", "03_sizing", "sizing"),
-    _c("C28", LONG, "实践中的考量", "将FP32 Embedding量化为INT8或INT4，能将内存占用减少4-8倍",
-       "INT8 / INT4 quantisation cuts embedding memory 4x / 8x.", "13_quantize", "quantize"),
-    _c("C29", LONG, "实践中的考量", "研究表明，Embedding层对量化相对鲁棒——相比于Attention层，量化的精度损失更小",
-       "Embedding layers are more robust to quantisation than attention layers.", "13_quantize", "quantize"),
-    _c("C30", LONG, "实践中的考量", "一些实践建议对Embedding层使用较小的学习率，或完全冻结Embedding层只微调上层",
-       "When fine-tuning on shifted data, a smaller embedding learning rate or a frozen embedding helps.", "15_practice", "practice"),
-    _c("C31", LONG, "实践中的考量", "更好的做法是使用子词分词（如BPE），将未登录词拆分为已知子词的组合，保证每个Token都有有意义的Embedding",
-       "Subword tokenisation (BPE) splits unseen words into known pieces so every token has a meaningful embedding.",
-       "01_tokens", "tokenize"),
-    _c("C32", LONG, "实践中的考量", "更大的词表意味着更少的Token数量（每个Token承载更多信息），但Embedding层参数量线性增长",
-       "A larger vocabulary means fewer tokens per text but linearly more embedding parameters.", "01_tokens", "tokenize"),
-    _c("C33", SHORT, "进来的是编号，不是词", "一个汉字可能是一个 token，也可能和相邻的字合成一个；英文词也可能被拆成两三个片段",
-       "A Chinese character may be one token or merge with neighbours; an English word may split into 2–3 pieces; "
-       "'32K context' counts tokens, not characters.", "01_tokens", "tokenize"),
-    _c("C34", SHORT, "进来的是编号，不是词", "编号本身没有大小含义",
-       "Token ids carry no magnitude meaning: nearby ids are not nearby meanings.", "01_tokens", "tokenize"),
-    _c("C35", SHORT, "发生的是查表，等价于一次矩阵乘法", "词表十万、维度一千，这张矩阵就有一亿个参数，在模型总参数里往往占不小的一块",
-       "Vocabulary 100K × dimension 1,000 = 100M parameters, often a sizeable share of the model.", "03_sizing", "sizing"),
-    _c("C36", SHORT, "发生的是查表，等价于一次矩阵乘法", "所以多语言模型的嵌入层通常比单语模型厚",
-       "Multilingual models have thicker embedding layers than monolingual ones.", "03_sizing", "sizing"),
-    _c("C37", SHORT, "发生的是查表，等价于一次矩阵乘法", "位置编码不在嵌入矩阵里，是另一套加进去的量",
-       "Position information is added separately, not stored in the embedding matrix; later layers keep the dimension "
-       "and change the values.", "02_lookup", "lookup"),
-    _c("C38", SHORT, "那些数字是训练出来的", "为了让这两类上下文都预测得准，它们的向量会被拉到相近区域",
-       "Words that share contexts (苹果/香蕉 with 很甜, 多少钱一斤) are pulled together; similarity is a by-product "
-       "of next-token prediction.", "05_learning", "dynamics"),
-    _c("C39", SHORT, "那些数字是训练出来的", "所以向量反映的是语料里的用法，不是词典定义",
-       "Vectors reflect usage in the corpus, not dictionary meaning: 苹果 sits near 手机/发布会 or 水果/产地 depending on the corpus.",
-       "10_word2vec", "word2vec"),
-    _c("C40", SHORT, "距离怎么算，维度怎么选", "常用余弦相似度，看夹角不看长度。向量长度常被用来承载词频这类信息",
-       "Cosine similarity ignores length; vector length often carries frequency information.", "08_similarity", "similarity"),
-    _c("C41", SHORT, "距离怎么算，维度怎么选", "做检索前一般先归一化再算内积，结果等价，速度更快",
-       "Normalising first and then taking inner products gives the same result as cosine, and is faster for retrieval.",
-       "08_similarity", "similarity"),
-    _c("C42", SHORT, "距离怎么算，维度怎么选", "常见取值在几百到几千之间",
-       "Common dimensions range from hundreds to thousands.", "07_dimension", "dimension"),
-    _c("C43", SHORT, "国王减男人加女人，边界在哪", "king 减 man 加 woman，最近邻是 queen。它在早期词向量上确实能复现",
-       "king − man + woman has queen as nearest neighbour on early word vectors.", "09_analogies", "similarity"),
-    _c("C44", SHORT, "国王减男人加女人，边界在哪", "它证明的是分布规律可被线性近似，不证明模型会做逻辑推理",
-       "It works because of shared co-occurrence statistics (linear offsets), not reasoning.", "09_analogies", "similarity"),
-    _c("C45", SHORT, "国王减男人加女人，边界在哪", "这类类比在低频词、专有名词、多义词上经常失效",
-       "Analogies often fail on rare words, proper nouns and polysemous words.", "09_analogies", "similarity"),
-    _c("C46", SHORT, "一张矩阵解决不了的事", "后来的上下文相关表示让同一个词在不同句子里得到不同向量，代价是每个 token 都要过一遍网络",
-       "Polysemy ('apple' fruit vs company) is resolved only by contextual representations, at the cost of running "
-       "the network per token.", "11_contextual", "contextual"),
-    _c("C47", SHORT, "一张矩阵解决不了的事", "没见过的词，分词器拆成子词片段，向量由片段组合而来，能用但不精确",
-       "Unseen words are assembled from subword pieces: usable but imprecise; rare words are poorly placed.",
-       "01_tokens", "tokenize"),
-    _c("C48", SHORT, "一张矩阵解决不了的事", "向量空间是否对齐，取决于训练语料里有没有平行数据",
-       "Cross-lingual alignment depends on parallel data; unaligned spaces put translations far apart.", "15_practice", "practice"),
-    _c("C49", SHORT, "一张矩阵解决不了的事", "显存省了，向量的细微差别也被抹平，近邻排序可能变化",
-       "Quantising the embedding matrix blurs fine differences and can reorder nearest neighbours.", "13_quantize", "quantize"),
-]}
-# fmt: on
+def check(cid: str, **_transitional: Any) -> Callable[[Callable[[Any], Verdict]], Callable[[Any], Verdict]]:
+    """Register the decorated ``check_cNN(result) -> Verdict`` as the check that settles claim ``cid``.
 
-_CHECKS: dict[str, Callable[..., Verdict]] = {}
-_FULL_SIZE_ONLY: set[str] = set()  # checks whose smoke-size measurement is too small to decide
-
-
-def claim(cid: str) -> Claim:
-    """Return the claim with id ``cid`` (``"C01"`` … ``"C49"``)."""
-    try:
-        return CLAIMS[cid]
-    except KeyError:
-        raise KeyError(f"unknown claim id {cid!r}: ids run from C01 to C{len(CLAIMS):02d}") from None
-
-
-def check(cid: str, smoke_suffices: bool = True) -> Callable[[Callable[..., Verdict]], Callable[..., Verdict]]:
-    """Register the decorated function as the check that settles claim ``cid``.
-
-    The function takes ``smoke: bool`` plus optional keyword arguments holding measurements a
-    chapter already made, and returns a :class:`Verdict`. ``smoke_suffices=False`` marks a check
-    whose smoke-size run is too small to reach the full-size verdict; the verdicts chapter then runs
-    it at full size.
+    Every check takes one argument, the typed result of its chapter's experiment, and decides through
+    :func:`judge`.
     """
     claim(cid)
-    if not smoke_suffices:
-        _FULL_SIZE_ONLY.add(cid)
 
-    def register(fn: Callable[..., Verdict]) -> Callable[..., Verdict]:
+    def register(fn: Callable[[Any], Verdict]) -> Callable[[Any], Verdict]:
         if cid in _CHECKS and _CHECKS[cid].__qualname__ != fn.__qualname__:
             raise ValueError(f"claim {cid} already has a check: {_CHECKS[cid].__qualname__}")
         _CHECKS[cid] = fn
@@ -206,64 +412,127 @@ def check(cid: str, smoke_suffices: bool = True) -> Callable[[Callable[..., Verd
     return register
 
 
-def _load_check(cid: str) -> Callable[..., Verdict] | None:
-    if cid not in _CHECKS:
-        try:
-            importlib.import_module(f"embedbook.{claim(cid).module}")
-        except ModuleNotFoundError as err:
-            if err.name != f"embedbook.{claim(cid).module}":
-                raise
+def check_of(cid: str) -> Callable[[Any], Verdict] | None:
+    """Claim ``cid``'s registered check, or None if none is written yet."""
+    _load(cid)
     return _CHECKS.get(cid)
 
 
-def smoke_suffices(cid: str) -> bool:
-    """Whether claim ``cid``'s check reaches its verdict at smoke size (see :func:`check`)."""
-    _load_check(cid)
-    return cid not in _FULL_SIZE_ONLY
-
-
-def has_check(cid: str) -> bool:
-    """Whether claim ``cid`` has a registered check (its module is imported if needed)."""
-    return _load_check(cid) is not None
-
-
-def run(cid: str, smoke: bool = False, **measured: Any) -> Verdict:
-    """Run claim ``cid``'s check (or hand it the chapter's ``measured`` values); ``pending`` if none."""
-    fn = _load_check(cid)
+def run(cid: str, result: Any) -> Verdict:
+    """Run claim ``cid``'s check on ``result`` (its chapter's measurement) and return the verdict."""
+    fn = check_of(cid)
     if fn is None:
-        return Verdict(cid, PENDING, "No check has been written for this claim yet.")
-    v = fn(smoke=smoke, **measured)
+        raise LookupError(f"claim {cid} has no check yet (expected in {experiments_module(cid)})")
+    v = fn(result)
     if not isinstance(v, Verdict) or v.claim_id != cid:
         raise TypeError(f"the check for {cid} must return a Verdict for {cid}, got {v!r}")
     return v
 
 
+_STYLE = {CONFIRMED: "tip", CORRECTED: "note", REFUTED: "danger", INCONCLUSIVE: "caution", NOT_HERE: "warning",
+          PENDING: "caution"}
+
+
 def verdict_markdown(v: Verdict) -> str:
-    """A MyST admonition box: quote, paraphrase, verdict and evidence."""
+    """A MyST admonition box: the article's words and their English, the claim, the declared rule,
+    the verdict, its evidence and the strength of that evidence."""
     c = claim(v.claim_id)
-    style = {CONFIRMED: "tip", CORRECTED: "note", REFUTED: "danger", NOT_HERE: "warning", PENDING: "caution"}
-    return (
-        f"```{{admonition}} {c.id} · {v.verdict}\n:class: {style[v.verdict]}\n\n"
-        f"> {c.quote}\n>\n> — article {c.article}, 《{c.section}》\n\n"
-        f"**Claim.** {c.paraphrase}\n\n**Verdict: {v.verdict}.** {v.evidence}\n```\n"
-    )
+    r = _RULES.get(v.claim_id)
+    parts = [
+        f"> {c.quote}\n>\n> *{c.english}*\n>\n> — article {c.article}, 《{c.section}》",
+        f"**Claim.** {c.paraphrase}",
+    ]
+    if r is not None:
+        parts.append(f"**Rule, declared before measuring.**\n{r.markdown()}")
+    parts.append(f"**Verdict: {v.verdict}.** {v.evidence}")
+    if v.strength:
+        parts.append(f"**Strength of the evidence.** {v.strength}")
+    body = "\n\n".join(parts)
+    return f"````{{admonition}} {c.id} · {v.verdict}\n:class: {_STYLE[v.verdict]}\n\n{body}\n````\n"
 
 
-def show(v: Verdict) -> None:
-    """Display the claim box and glue ``<id>_verdict`` plus each figure as ``<id>_<name>``."""
+def show(v: Verdict, smoke: bool = False) -> None:
+    """A chapter's claim box: display it, glue ``<id>_verdict`` and each figure as ``<id>_<name>``, and
+    record the verdict for the verdicts chapter (``smoke`` marks a smoke-size run)."""
     from IPython.display import Markdown, display
 
-    from embedbook.book import glue
-
-    glue(f"{v.claim_id}_verdict", v.verdict)
+    book.glue(f"{v.claim_id}_verdict", v.verdict)
     for name, value in v.figures.items():
-        glue(f"{v.claim_id}_{name}", value)
+        book.glue(f"{v.claim_id}_{name}", value)
+    record_verdict(v, smoke=smoke)
     display(Markdown(verdict_markdown(v)))
 
 
-def table(smoke: bool = True, ids: list[str] | None = None) -> list[Verdict]:
-    """Run the checks of ``ids`` (default: all claims) and return their verdicts in id order.
+def verdict_store(smoke: bool) -> Path | None:
+    """Where chapters record their claims' verdicts: ``$EMBEDBOOK_VERDICTS/<size>`` if set, else
+    ``_build/verdicts/<size>`` in the book (``size`` is ``smoke`` or ``full``); None outside a checkout
+    (a chapter opened on its own, e.g. on Colab, records nothing)."""
+    size = "smoke" if smoke else "full"
+    env = os.environ.get("EMBEDBOOK_VERDICTS")
+    if env:
+        return Path(env) / size
+    try:
+        return book.root() / "_build" / "verdicts" / size
+    except FileNotFoundError:
+        return None
 
-    With ``smoke=True`` a check runs at smoke size unless it is marked as needing full size.
+
+def _plain(value: Any) -> Any:
+    if hasattr(value, "item") and getattr(value, "ndim", 1) == 0:
+        value = value.item()
+    if isinstance(value, (bool, int, float, str)) or value is None:
+        return value
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    return str(value)
+
+
+def record_verdict(v: Verdict, smoke: bool) -> Path | None:
+    """Write verdict ``v`` to the verdict store, atomically (two executions may write at once)."""
+    store = verdict_store(smoke)
+    if store is None:
+        return None
+    c = claim(v.claim_id)
+    rule = rule_of(v.claim_id)
+    record = {
+        "claim": v.claim_id,
+        "verdict": v.verdict,
+        "evidence": v.evidence,
+        "strength": v.strength,
+        "figures": {k: _plain(x) for k, x in v.figures.items()},
+        "chapter": c.chapter,
+        "size": "smoke" if smoke else "full",
+        "basis": rule.basis if rule else None,
+        "chapter_sha256": book.chapter_digest(c.chapter),
+    }
+    store.mkdir(parents=True, exist_ok=True)
+    path = store / f"{v.claim_id}.json"
+    tmp = path.with_suffix(f".{os.getpid()}.tmp")
+    tmp.write_text(json.dumps(record, ensure_ascii=False, indent=1), encoding="utf-8")
+    os.replace(tmp, path)
+    return path
+
+
+def recorded_verdicts(smoke: bool) -> dict[str, dict]:
+    """Every verdict the chapters recorded at this size, by claim id.
+
+    Raises ``RuntimeError`` naming the claims whose verdict is missing, and those whose record is
+    stale (the chapter changed since it ran): the verdicts chapter must show this build's verdicts.
     """
-    return [run(cid, smoke=smoke and smoke_suffices(cid)) for cid in (ids or list(CLAIMS))]
+    store = verdict_store(smoke)
+    records = {}
+    if store is not None and store.exists():
+        for path in sorted(store.glob("C*.json")):
+            record = json.loads(path.read_text(encoding="utf-8"))
+            records[record["claim"]] = record
+    missing = [cid for cid in CLAIMS if cid not in records]
+    if missing:
+        where = ", ".join(sorted({claim(c).chapter for c in missing}))
+        raise RuntimeError(
+            f"{len(missing)} claims have no recorded verdict in {store}: {', '.join(missing)}. "
+            f"Execute their chapters first ({where}); `make book` executes every chapter before this one."
+        )
+    stale = [cid for cid, r in records.items() if r["chapter_sha256"] != book.chapter_digest(r["chapter"])]
+    if stale:
+        raise RuntimeError(f"the recorded verdicts of {', '.join(stale)} are stale: their chapters changed since")
+    return records

@@ -1,0 +1,68 @@
+"""Every claim's decision rule is declared as data beside its check, and every outcome it declares is
+reachable: the rule, fed the realistic figures it gives as the example of each outcome, reaches exactly
+that outcome. A rule that declares an outcome it can never give fails here."""
+
+import pytest
+
+from embedbook import claims
+
+
+@pytest.mark.parametrize("cid", list(claims.CLAIMS))
+def test_claim_has_a_rule_and_a_check(cid):
+    assert claims.rule_of(cid) is not None, f"{cid} has no declared rule in {claims.experiments_module(cid)}"
+    assert claims.check_of(cid) is not None, f"{cid} has no check in {claims.experiments_module(cid)}"
+
+
+@pytest.mark.parametrize("cid", list(claims.CLAIMS))
+def test_every_declared_outcome_is_reachable(cid):
+    rule = claims.rule_of(cid)
+    if rule is None:
+        pytest.fail(f"{cid} has no declared rule")
+    assert len(rule.outcomes) >= 2, f"{cid}: one outcome means the verdict is typed, not decided"
+    assert claims.PENDING not in rule.outcomes
+    for outcome, figures in rule.examples.items():
+        assert set(rule.inputs) <= set(figures), f"{cid}: the example for {outcome!r} lacks {set(rule.inputs) - set(figures)}"
+        assert rule(figures) == outcome, f"{cid}: the example for {outcome!r} gives {rule(figures)!r}"
+
+
+@pytest.mark.parametrize("cid", list(claims.CLAIMS))
+def test_rule_text_is_printable(cid):
+    rule = claims.rule_of(cid)
+    if rule is None:
+        pytest.fail(f"{cid} has no declared rule")
+    md = rule.markdown()
+    for outcome in rule.outcomes:
+        assert f"**{outcome}**" in md
+    assert rule.quantity and all(rule.outcomes.values())
+
+
+def test_a_missing_figure_is_named():
+    rule = claims.rule_of("C02")
+    with pytest.raises(KeyError, match="max_diff"):
+        rule({})
+
+
+def test_a_nan_figure_cannot_decide():
+    with pytest.raises(ValueError, match="NaN"):
+        claims.rule_of("C02")({"max_diff": float("nan")})
+
+
+def test_rule_refuses_one_outcome():
+    with pytest.raises(ValueError, match="at least two outcomes"):
+        claims.rule("C05", quantity="q", inputs={}, outcomes={claims.CONFIRMED: "always"},
+                    examples={claims.CONFIRMED: {}})(lambda f, t: claims.CONFIRMED)
+
+
+def test_rule_refuses_an_outcome_without_example():
+    with pytest.raises(ValueError, match="one example"):
+        claims.rule("C05", quantity="q", inputs={}, outcomes={claims.CONFIRMED: "a", claims.REFUTED: "b"},
+                    examples={claims.CONFIRMED: {}})(lambda f, t: claims.CONFIRMED)
+
+
+def test_judge_writes_the_evidence_for_the_outcome_the_rule_gave():
+    v = claims.judge("C02", {"max_diff": 0.5}, lambda outcome: f"it was {outcome}")
+    assert v.verdict == claims.REFUTED and v.evidence == "it was refuted"
+
+
+def test_smoke_inconclusive_is_not_refuted():
+    assert claims.INCONCLUSIVE in claims.VERDICTS and claims.INCONCLUSIVE != claims.REFUTED
