@@ -1,13 +1,19 @@
-"""Command line: ``embedbook list | run CHAPTER [--smoke] | build | bench``.
+"""Command line: ``embedbook list | run CHAPTER [--smoke] [-p NAME=VALUE] [--out DIR] | build | bench``.
 
-Run from a checkout of the repository (the chapters live in ``book/``).
+``list``, ``run`` and ``build`` need the book's chapters: run them inside a clone of the repository (or
+set ``EMBEDBOOK_ROOT``). ``bench`` needs only the package.
 """
 
 from __future__ import annotations
 
 import argparse
+import ast
+import dataclasses
+import json
+import os
 import subprocess
 import sys
+from pathlib import Path
 
 from embedbook import book
 
@@ -15,48 +21,66 @@ from embedbook import book
 def _list(_args) -> int:
     for i, name in enumerate(book.chapters(), 1):
         params = book.parameters(book.chapter_path(name))
-        print(f"{i:2d}. {name:<16} parameters: {', '.join(params)}")
+        print(f"{i:2d}. {name:<16} parameters: {', '.join(f'{k}={v!r}' for k, v in params.items())}")
     return 0
 
 
 def _parse_params(pairs: list[str]) -> dict:
-    import ast
-
     out = {}
     for pair in pairs:
         if "=" not in pair:
-            raise SystemExit(f"error: parameter {pair!r} must look like NAME=VALUE")
+            raise ValueError(f"parameter {pair!r} must look like NAME=VALUE")
         key, value = pair.split("=", 1)
         try:
             out[key] = ast.literal_eval(value)
         except (ValueError, SyntaxError):
-            out[key] = value  # a bare string
+            out[key] = value  # a bare string; book.check_params refuses it where the default is not a string
     return out
 
 
 def _run(args) -> int:
-    try:
-        out, seconds = book.run_chapter(args.chapter, smoke=args.smoke, params=_parse_params(args.param))
-    except ValueError as err:
-        print(f"error: {err}", file=sys.stderr)
-        return 2
+    params = _parse_params(args.param)
+    book.check_params(book.chapter_path(args.chapter), params)
+    out, seconds = book.run_chapter(args.chapter, smoke=args.smoke, params=params, out_dir=args.out)
     print(f"{args.chapter}: executed in {seconds:.1f} s → {out}")
     return 0
 
 
 def _build(_args) -> int:
-    return subprocess.call(["jupyter-book", "build", str(book.ROOT), "-W", "--keep-going"])
+    return subprocess.call(["jupyter-book", "build", str(book.root()), "-W", "--keep-going"])
 
 
 def _bench(args) -> int:
+    if args.huge_pages is not None:
+        if "torch" in sys.modules:
+            raise RuntimeError("--huge-pages must be decided before torch is imported; run `embedbook bench` in a fresh process")
+        # PyTorch's CPU allocator reads this when it first allocates: 2 MiB pages for buffers >= 2 MiB
+        os.environ["THP_MEM_ALLOC_ENABLE"] = "1" if args.huge_pages else "0"
     from embedbook import lookup
 
-    r = lookup.bandwidth(args.tokens, args.dim, args.vocab, device=args.device)
-    print(
-        f"{r['device']}: copy {r['copy_gbps']:.1f} GB/s; F.embedding {r['plain_fraction']:.0%} of copy bandwidth; "
-        f"embedbook.lookup.Lookup {r['ours_fraction']:.0%} ({r['threads']} threads)"
-    )
+    r = lookup.bandwidth(args.tokens, args.dim, args.vocab, reps=args.reps, device=args.device)
+    if args.json:
+        print(json.dumps(dataclasses.asdict(r)))
+        return 0
+    thp = os.environ.get("THP_MEM_ALLOC_ENABLE", "unset")
+    print(f"{r.device}, {r.n_tokens:,} tokens × d = {r.dim} from a {r.vocab_size:,}-row table (fp32), {r.threads} threads, "
+          f"THP_MEM_ALLOC_ENABLE={thp}")
+    print(f"  memory copy        {r.copy_gbps:8.1f} GB/s (read + write): the reference")
+    print(f"  F.embedding        {r.plain_fraction:8.0%} of the copy")
+    print(f"  lookup.Lookup      {r.ours_fraction:8.0%} of the copy")
+    if r.note:
+        print(f"  note: {r.note}")
     return 0
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"must be positive, got {value}")
+    return value
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -64,19 +88,30 @@ def main(argv: list[str] | None = None) -> int:
     sub = parser.add_subparsers(dest="command", required=True)
     sub.add_parser("list", help="list the chapters and their parameters").set_defaults(fn=_list)
     run = sub.add_parser("run", help="execute one chapter with papermill")
-    run.add_argument("chapter")
+    run.add_argument("chapter", help="chapter name, e.g. 02_lookup (see `embedbook list`)")
     run.add_argument("--smoke", action="store_true", help="tiny sizes: runs in seconds")
-    run.add_argument("-p", "--param", action="append", default=[], metavar="NAME=VALUE")
+    run.add_argument("-p", "--param", action="append", default=[], metavar="NAME=VALUE",
+                     help="set a chapter parameter (repeatable); the value must have its default's type")
+    run.add_argument("--out", type=Path, default=None, help="folder for the executed notebook (default: _build/papermill)")
     run.set_defaults(fn=_run)
     sub.add_parser("build", help="execute every chapter and build the HTML book").set_defaults(fn=_build)
-    bench = sub.add_parser("bench", help="lookup bandwidth as a fraction of a memory copy")
-    bench.add_argument("--tokens", type=int, default=65536)
-    bench.add_argument("--dim", type=int, default=1024)
-    bench.add_argument("--vocab", type=int, default=50000)
-    bench.add_argument("--device", default=None)
+    bench = sub.add_parser("bench", help="lookup throughput as a fraction of a same-run memory copy")
+    bench.add_argument("--tokens", type=_positive, default=65536, help="tokens per batch (default 65,536)")
+    bench.add_argument("--dim", type=_positive, default=1024, help="embedding width d (default 1,024)")
+    bench.add_argument("--vocab", type=_positive, default=50000, help="rows in the table (default 50,000)")
+    bench.add_argument("--reps", type=_positive, default=10, help="timed repetitions, best kept (default 10)")
+    bench.add_argument("--device", default=None, help="cpu, cuda, mps (default: the best available)")
+    bench.add_argument("--json", action="store_true", help="print the measurement as JSON")
+    bench.add_argument("--huge-pages", dest="huge_pages", action=argparse.BooleanOptionalAction, default=None,
+                       help="set THP_MEM_ALLOC_ENABLE for this run: transparent huge pages for PyTorch's large CPU "
+                       "buffers (default: leave the environment as it is)")
     bench.set_defaults(fn=_bench)
     args = parser.parse_args(argv)
-    return args.fn(args)
+    try:
+        return args.fn(args)
+    except (ValueError, RuntimeError, FileNotFoundError, LookupError) as err:
+        print(f"embedbook {args.command}: error: {err}", file=sys.stderr)
+        return 2
 
 
 if __name__ == "__main__":

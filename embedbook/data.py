@@ -1,6 +1,6 @@
 """Every corpus, vector set, model and vocabulary the book uses — offline, one loader each.
 
-All of them come from installed packages (see DESIGN.md's table); nothing is downloaded. A
+All of them come from installed packages (the README's \"Data and models\" table); nothing is downloaded. A
 missing package raises :class:`MissingResource`, which names the pip extra that provides it.
 Loaders are cached: calling one twice returns the same object.
 
@@ -57,29 +57,74 @@ def minilm_path() -> Path:
     return Path(mod.get_model_path())
 
 
-@functools.lru_cache(maxsize=4)
+_MINILM_NAMES = {"minilm", "minilm-l6", "all-minilm-l6-v2", "sentence-transformers/all-minilm-l6-v2"}
+HUB = ("huggingface.co", 443)
+
+
+def _hub_reachable(timeout: float = 2.0) -> bool:
+    import socket
+
+    try:
+        with socket.create_connection(HUB, timeout=timeout):
+            return True
+    except OSError:
+        return False
+
+
 def load_encoder(name: str = MINILM, device: str | None = None):
     """``(tokenizer, model)`` for a BERT-style encoder, in eval mode, with hidden states on.
 
-    ``name`` is ``"minilm"`` (the bundled model, always offline), a local folder, or a hub id such
-    as ``"bert-base-uncased"`` (needs a network connection or a filled cache).
+    Args:
+        name: ``"minilm"`` (the bundled MiniLM-L6, always offline; ``"MiniLM"`` and
+            ``"all-MiniLM-L6-v2"`` name it too), a local folder, or a hub id such as
+            ``"bert-base-uncased"`` (needs the model in the local cache or a network connection).
+        device: where to put the model (default :func:`embedbook.device.pick`); checked before any
+            weights are loaded.
+
+    Returns:
+        ``(tokenizer, model)``; cached, so a second call returns the same objects.
+
+    Raises:
+        MissingResource: ``transformers`` (or the bundled model's package) is not installed.
+        FileNotFoundError: a local folder that does not exist.
+        ConnectionError: a hub id that is neither cached nor reachable (offline, or ``HF_HUB_OFFLINE=1``),
+            raised at once instead of after the hub client's retries.
+        ValueError, RuntimeError: an unknown or absent device (see :func:`embedbook.device.pick`).
     """
-    transformers = _need("transformers")
     from embedbook.device import pick
 
-    if name == MINILM:
+    if not isinstance(name, str) or not name:
+        raise TypeError(f"name must be 'minilm', a folder or a hub id, got {name!r}")
+    return _load_encoder(name, pick(device))
+
+
+@functools.lru_cache(maxsize=4)
+def _load_encoder(name: str, dev):
+    transformers = _need("transformers")
+    if name.lower() in _MINILM_NAMES:
         os.environ.setdefault("HF_HUB_OFFLINE", "1")
-        source = str(minilm_path())
-    elif os.path.sep in name or name.startswith("."):
+        source, local = str(minilm_path()), True
+    elif os.path.sep in name or name.startswith(".") or Path(name).is_dir():
         if not Path(name).is_dir():
             raise FileNotFoundError(f"model folder {name!r} does not exist; pass 'minilm' or a hub id")
-        source = name
+        source, local = name, True
     else:
-        source = name
+        source, local = name, False
+    if not local:
+        try:  # the local cache first: no network needed if the model was downloaded before
+            tok = transformers.AutoTokenizer.from_pretrained(source, local_files_only=True)
+            model = transformers.AutoModel.from_pretrained(source, output_hidden_states=True, local_files_only=True)
+            return tok, model.eval().to(dev)
+        except OSError:
+            pass
+        if os.environ.get("HF_HUB_OFFLINE") == "1" or not _hub_reachable():
+            raise ConnectionError(
+                f"{name!r} is not in the local Hugging Face cache and the hub cannot be reached (offline, or "
+                "HF_HUB_OFFLINE=1). Use the bundled model: load_encoder('minilm'), or a local folder."
+            )
     tok = transformers.AutoTokenizer.from_pretrained(source)
     model = transformers.AutoModel.from_pretrained(source, output_hidden_states=True)
-    model.eval().to(pick(device))
-    return tok, model
+    return tok, model.eval().to(dev)
 
 
 # --- static word vectors -------------------------------------------------------------------------

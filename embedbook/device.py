@@ -16,21 +16,40 @@ import torch
 _KNOWN = ("cuda", "mps", "cpu")
 
 
-def pick(prefer: str | None = None) -> torch.device:
-    """The best available device: ``cuda``, then ``mps``, then ``cpu``.
+def pick(prefer: str | torch.device | None = None) -> torch.device:
+    """The device to compute on: ``prefer``, else ``$EMBEDBOOK_DEVICE``, else the best available
+    (``cuda``, then ``mps``, then ``cpu``).
 
-    ``prefer`` (or the environment variable ``EMBEDBOOK_DEVICE``) forces one; asking for a device
-    that is not present raises instead of silently falling back.
+    Args:
+        prefer: ``"cpu"``, ``"cuda"``, ``"cuda:1"``, ``"mps"`` or a ``torch.device``; None picks.
+
+    Returns:
+        a ``torch.device``.
+
+    Raises:
+        ValueError: an unknown device name. RuntimeError: a device that is not present here (asking
+            for one never silently falls back to another).
     """
-    want = prefer or os.environ.get("EMBEDBOOK_DEVICE")
+    if isinstance(prefer, torch.device):
+        prefer = str(prefer)
+    if prefer is not None and not isinstance(prefer, str):
+        raise TypeError(f"prefer must be a device name or torch.device, got {type(prefer).__name__}")
+    env = os.environ.get("EMBEDBOOK_DEVICE")
+    want = prefer or env
     if want:
+        source = f"device {want!r}" if prefer else f"EMBEDBOOK_DEVICE={want!r}"
+        fix = "pick another device" if prefer else "unset EMBEDBOOK_DEVICE or set it to 'cpu'"
         kind = want.split(":")[0]
         if kind not in _KNOWN:
-            raise ValueError(f"unknown device {want!r}: use one of {_KNOWN}")
-        if kind == "cuda" and not torch.cuda.is_available():
-            raise RuntimeError(f"device {want!r} requested but CUDA is not available; unset EMBEDBOOK_DEVICE")
+            raise ValueError(f"unknown {source}: use one of {_KNOWN} (optionally with an index, e.g. 'cuda:0')")
+        if kind == "cuda":
+            if not torch.cuda.is_available():
+                raise RuntimeError(f"{source} asks for CUDA, which is not available here; {fix}")
+            index = want.split(":")[1] if ":" in want else "0"
+            if not index.isdigit() or int(index) >= torch.cuda.device_count():
+                raise RuntimeError(f"{source}: there are {torch.cuda.device_count()} CUDA device(s) here; {fix}")
         if kind == "mps" and not torch.backends.mps.is_available():
-            raise RuntimeError(f"device {want!r} requested but MPS is not available; unset EMBEDBOOK_DEVICE")
+            raise RuntimeError(f"{source} asks for MPS, which is not available here; {fix}")
         return torch.device(want)
     if torch.cuda.is_available():
         return torch.device("cuda")

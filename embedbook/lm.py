@@ -24,7 +24,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from embedbook import init as _init
+from embedbook import init as _init  # the init schemes by name (a library module; it imports nothing of ours)
 
 UNK, EOL = "<unk>", "<eol>"
 OPTIMIZERS = ("adamw", "adam", "sgd", "sparse_adam")
@@ -275,17 +275,35 @@ class TinyLM(nn.Module):
 
 @dataclass
 class History:
-    """What :func:`train` recorded: losses in nats at each evaluation step, and throughput."""
+    """What :func:`train` recorded: losses in nats at each evaluation step, early stopping, throughput.
+
+    Attributes:
+        steps, train_loss, val_loss: one entry per evaluation (step 0 included).
+        best_step, best_val_loss: the evaluation with the lowest validation loss; with early stopping
+            the model's weights are restored to it.
+        plateau: True when training stopped because the validation loss had not improved by
+            ``min_delta`` for ``patience`` evaluations — the model reached its plateau. False when it
+            ran out of steps first (or early stopping was off): it may still have been improving.
+        tokens_per_s: training throughput (a timing: an illustration, not a result).
+    """
 
     steps: list[int] = field(default_factory=list)
     train_loss: list[float] = field(default_factory=list)
     val_loss: list[float] = field(default_factory=list)
+    best_step: int = 0
+    best_val_loss: float = math.inf
+    plateau: bool = False
     tokens_per_s: float = 0.0
 
     @property
     def val_ppl(self) -> list[float]:
         """Validation perplexity ``exp(val_loss)`` at each evaluation step."""
         return [math.exp(v) for v in self.val_loss]
+
+    @property
+    def steps_run(self) -> int:
+        """Optimizer steps taken before training stopped."""
+        return self.steps[-1] if self.steps else 0
 
 
 def _check_ids(ids, context: int, what: str) -> None:
@@ -364,13 +382,35 @@ def train(model: TinyLM, train_ids: torch.LongTensor, val_ids: torch.LongTensor,
           batch_size: int = 32, lr: float = 3e-3, optimizer: str = "adamw", emb_lr_mult: float = 1.0,
           warmup: int = 0, eval_every: int = 50, seed: int = 0, progress: bool = True,
           extra_fn: Callable[[torch.Tensor], torch.Tensor] | None = None, weight_decay: float = 0.0,
-          clip: float | None = 1.0, eval_batches: int | None = 20) -> History:
-    """Train ``model`` on random windows of ``train_ids``; evaluate on ``val_ids`` at step 0, every
+          clip: float | None = 1.0, eval_batches: int | None = None, patience: int | None = None,
+          min_delta: float = 0.0) -> History:
+    """Train ``model`` on random windows of ``train_ids``, evaluating on ``val_ids`` at step 0, every
     ``eval_every`` steps and at the end.
 
-    Deterministic for a given ``seed`` (batch order and dropout come from it; the model's initial
-    weights come from the RNG state when it was built). Prints the training throughput in tokens/s.
-    A non-finite loss raises ``FloatingPointError`` rather than returning NaNs.
+    Args:
+        model: the :class:`TinyLM` to train (in place, on the device its parameters live on).
+        train_ids, val_ids: 1-D LongTensors of token ids (from :meth:`Vocab.encode` / :func:`split_ids`).
+        steps: the most optimizer steps to take.
+        batch_size: windows of ``model.cfg.context`` tokens per step.
+        lr, optimizer, emb_lr_mult, weight_decay: see :func:`make_optimizers`.
+        warmup: steps of linear learning-rate warm-up (0: none).
+        eval_every: steps between evaluations.
+        seed: fixes the batch order and the dropout masks (the initial weights come from the RNG state
+            when the model was built).
+        progress: show a progress bar and print a summary line.
+        extra_fn: optional ``ids -> [B, T, d]`` features added to the input embeddings.
+        clip: gradient-norm clipping (None: off).
+        eval_batches: validation batches per evaluation; None (default) scores the whole split.
+        patience: early stopping: stop once the validation loss has not improved by ``min_delta`` for
+            ``patience`` evaluations, and restore the best weights (None: train all ``steps``).
+        min_delta: the improvement (nats) that counts for early stopping.
+
+    Returns:
+        the :class:`History` (losses, best step, whether a plateau was reached, throughput).
+
+    Raises:
+        TypeError, ValueError: bad model, ids or settings. FloatingPointError: the loss became
+        non-finite (lower ``lr``, add warm-up or clipping).
     """
     if not isinstance(model, TinyLM):
         raise TypeError("train expects a TinyLM")
@@ -378,25 +418,38 @@ def train(model: TinyLM, train_ids: torch.LongTensor, val_ids: torch.LongTensor,
     _check_ids(train_ids, T, "train_ids")
     _check_ids(val_ids, T, "val_ids")
     for name, value in (("steps", steps), ("batch_size", batch_size), ("eval_every", eval_every)):
-        if not isinstance(value, int) or value <= 0:
+        if not isinstance(value, int) or isinstance(value, bool) or value <= 0:
             raise ValueError(f"{name} must be a positive int, got {value!r}")
-    if warmup < 0:
-        raise ValueError(f"warmup must be >= 0, got {warmup}")
+    if not isinstance(warmup, int) or warmup < 0:
+        raise ValueError(f"warmup must be an int >= 0, got {warmup!r}")
+    if patience is not None and (not isinstance(patience, int) or patience < 1):
+        raise ValueError(f"patience must be a positive int (evaluations without improvement) or None, got {patience!r}")
+    if not min_delta >= 0:
+        raise ValueError(f"min_delta must be >= 0, got {min_delta}")
     opts = make_optimizers(model, optimizer, lr, emb_lr_mult, weight_decay)
     base = [[g["lr"] for g in o.param_groups] for o in opts]
     gen = torch.Generator().manual_seed(seed)
     torch.manual_seed(seed)  # dropout masks
     dev = next(model.parameters()).device
     hist = History()
+    best_state: dict | None = None
+    stale = 0
 
     def record(step: int, train_loss: float) -> None:
+        nonlocal best_state, stale
+        val = evaluate(model, val_ids, batch_size=batch_size, max_batches=eval_batches, extra_fn=extra_fn)
         hist.steps.append(step)
         hist.train_loss.append(train_loss)
-        hist.val_loss.append(evaluate(model, val_ids, batch_size=batch_size, max_batches=eval_batches,
-                                      extra_fn=extra_fn))
+        hist.val_loss.append(val)
+        if val < hist.best_val_loss - min_delta:
+            hist.best_step, hist.best_val_loss, stale = step, val, 0
+            if patience is not None:
+                best_state = {k: v.detach().clone() for k, v in model.state_dict().items()}
+        else:
+            stale += 1
 
     model.train()
-    record(0, evaluate(model, train_ids, batch_size=batch_size, max_batches=eval_batches, extra_fn=extra_fn))
+    record(0, evaluate(model, train_ids, batch_size=batch_size, max_batches=eval_batches or 20, extra_fn=extra_fn))
     bar = None
     if progress:
         from tqdm.auto import tqdm
@@ -430,11 +483,17 @@ def train(model: TinyLM, train_ids: torch.LongTensor, val_ids: torch.LongTensor,
         if (step + 1) % eval_every == 0 or step + 1 == steps:
             record(step + 1, sum(running) / len(running))
             running = []
+            if patience is not None and stale >= patience:
+                hist.plateau = True
+                break
     if bar is not None:
         bar.close()
-    hist.tokens_per_s = steps * batch_size * T / max(spent, 1e-9)
+    if best_state is not None:
+        model.load_state_dict(best_state)
+    hist.tokens_per_s = hist.steps_run * batch_size * T / max(spent, 1e-9)
     if progress:
-        print(f"trained {steps} steps: {hist.tokens_per_s:,.0f} tokens/s, val loss {hist.val_loss[-1]:.3f}")
+        how = f"plateau at step {hist.best_step}" if hist.plateau else f"no plateau within {steps} steps"
+        print(f"trained {hist.steps_run} steps ({how}): best val loss {hist.best_val_loss:.3f}")
     return hist
 
 

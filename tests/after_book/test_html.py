@@ -2,6 +2,7 @@
 internal links and images resolve, its mermaid diagrams are drawn as SVG, and Chinese text is present.
 A screenshot of each page is kept under _build/screenshots. Run after `make book` (`make check-html`)."""
 
+import html
 import re
 import shutil
 import subprocess
@@ -54,6 +55,18 @@ def rendered(page: Path) -> tuple[str, str]:
     return r.stdout, r.stderr
 
 
+def visible_text(dom: str) -> str:
+    """The page's text as a reader sees it: scripts, styles, code and typeset math left out."""
+    for tag in ("script", "style", "pre", "code", "mjx-container", "svg", "textarea"):
+        dom = re.sub(rf"<{tag}\b.*?</{tag}>", " ", dom, flags=re.S)
+    return html.unescape(re.sub(r"<[^>]+>", " ", dom))
+
+
+def test_visible_text_catches_what_it_must():
+    assert "$x$" in visible_text("<p>a $x$ b</p><code>$y$</code>")
+    assert "<Foo at 0x7f>" in visible_text("<p>&lt;Foo at 0x7f&gt;</p>")
+
+
 def test_there_are_pages():
     assert len(pages()) >= 5
 
@@ -74,6 +87,12 @@ def test_page_in_browser(page):
     # math is typeset (MathJax replaced the TeX with SVG)
     if 'class="math notranslate' in page.read_text(encoding="utf-8"):  # Sphinx's math markup
         assert "<mjx-container" in dom, f"{page.name}: math was not typeset"
+    # a clean page: no object reprs, no raw dicts of numbers, no TeX left untypeset in the text
+    text = visible_text(dom)
+    reprs = re.findall(r"<[\w.]+(?: object)? at 0x[0-9a-f]+>", text)
+    assert not reprs, f"{page.name} shows object reprs: {reprs[:3]}"
+    raw_tex = re.findall(r"\$[^$\s][^$]{0,80}\$|\\(?:times|mathbf|mathcal|frac|cdot|approx)\b", text)
+    assert not raw_tex, f"{page.name} shows raw TeX: {raw_tex[:3]}"
     # internal links and images resolve
     parser = Refs()
     parser.feed(page.read_text(encoding="utf-8"))

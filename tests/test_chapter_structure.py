@@ -1,0 +1,127 @@
+"""What every chapter's notebook must look like, read without executing it.
+
+- stored clean (no outputs), one ``parameters`` cell with ``SMOKE = False``, at most one ``smoke`` cell
+  after it, the Python 3 kernel;
+- plumbing out of sight: no visible code cell glues, installs or switches on ``SMOKE`` (the Colab install
+  cell, the parameters, the smoke sizes, set-up and glue carry ``remove-cell``);
+- teach first: at least one visible ``mechanism`` cell in plain torch / numpy (no call into the package),
+  and a visible ``check`` cell that compares the package with it (``torch.equal``, ``allclose`` or an
+  ``assert``);
+- a lesson's shape: it opens by saying what it answers and assumes, every Chinese quote has its English
+  beside it, and it closes with 2–4 exercises.
+
+The verdicts chapter (16) is the book's summary, not a lesson: only the first two rules apply to it.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+
+from embedbook import book
+
+CHAPTERS = book.chapters()
+LESSONS = [n for n in CHAPTERS if n != "16_verdicts"]
+HIDDEN = {"remove-cell", "remove-input"}
+CJK = re.compile(r"[\u4e00-\u9fff]")
+
+
+def cells(name):
+    return json.loads(book.chapter_path(name).read_text(encoding="utf-8"))["cells"]
+
+
+def source(cell):
+    return cell["source"] if isinstance(cell["source"], str) else "".join(cell["source"])
+
+
+def tags(cell):
+    return set(cell.get("metadata", {}).get("tags", []))
+
+
+def visible_code(name):
+    return [(i, c) for i, c in enumerate(cells(name)) if c["cell_type"] == "code" and not tags(c) & HIDDEN]
+
+
+def package_names(name) -> set[str]:
+    """Names the chapter binds to the package: ``from embedbook import a, b as c`` and ``import embedbook``."""
+    names = {"embedbook"}
+    for c in cells(name):
+        for m in re.finditer(r"from embedbook(?:\.\w+)* import ([\w ,]+)", source(c)):
+            for part in m.group(1).split(","):
+                names.add(part.split(" as ")[-1].strip())
+    return names - {""}
+
+
+@pytest.mark.parametrize("name", CHAPTERS)
+def test_stored_clean(name):
+    nb = json.loads(book.chapter_path(name).read_text(encoding="utf-8"))
+    dirty = [i for i, c in enumerate(nb["cells"]) if c["cell_type"] == "code" and (c.get("outputs") or c.get("execution_count"))]
+    assert not dirty, f"{name}: cells {dirty} have stored outputs; strip them before committing"
+    assert book.parameters(book.chapter_path(name)).get("SMOKE") is False, f"{name}: the parameters cell must set SMOKE = False"
+    assert nb["metadata"]["kernelspec"]["name"] == book.KERNEL
+    params = [i for i, c in enumerate(nb["cells"]) if "parameters" in tags(c)]
+    smoke = [i for i, c in enumerate(nb["cells"]) if "smoke" in tags(c)]
+    assert len(smoke) <= 1 and all(s > params[0] for s in smoke), f"{name}: one smoke cell, after the parameters"
+
+
+@pytest.mark.parametrize("name", CHAPTERS)
+def test_plumbing_is_out_of_sight(name):
+    for i, c in visible_code(name):
+        src = source(c)
+        assert not re.search(r"(^|[\s.])glue\(", src), f"{name}: visible cell {i} calls glue; tag it remove-cell"
+        assert "google.colab" not in src and "%pip" not in src, f"{name}: the install cell {i} is visible"
+        assert "if SMOKE" not in src, f"{name}: visible cell {i} switches on SMOKE"
+        assert not tags(c) & {"parameters", "smoke"}, f"{name}: the parameters / smoke cell {i} is visible"
+
+
+@pytest.mark.parametrize("name", LESSONS)
+def test_mechanism_first_in_plain_torch(name):
+    pkg = package_names(name)
+    mech = [(i, source(c)) for i, c in visible_code(name) if "mechanism" in tags(c)]
+    assert mech, f"{name}: no visible cell tagged 'mechanism' builds the idea in plain torch / numpy"
+    assert any(re.search(r"\btorch\.|\bnp\.|\bF\.|@|\bnn\.", s) for _, s in mech), f"{name}: the mechanism cells use no torch / numpy"
+    for i, s in mech:
+        used = sorted(n for n in pkg if re.search(rf"\b{re.escape(n)}\.", s))
+        assert not used or used == ["data"] or set(used) <= {"data", "device"}, (
+            f"{name}: mechanism cell {i} calls the package ({used}); build it in plain torch and check the package after"
+        )
+
+
+@pytest.mark.parametrize("name", LESSONS)
+def test_package_checked_against_the_mechanism(name):
+    pkg = package_names(name) - {"data", "device", "plotting", "book", "claims"}
+    checks = [(i, source(c)) for i, c in visible_code(name) if "check" in tags(c)]
+    assert checks, f"{name}: no visible cell tagged 'check' compares the package with the mechanism"
+    ok = [s for _, s in checks if re.search(r"torch\.equal|allclose|array_equal|\bassert\b", s)
+          and any(re.search(rf"\b{re.escape(n)}\.", s) for n in pkg)]
+    assert ok, f"{name}: the check cells must call the package and compare (torch.equal / allclose / assert)"
+
+
+@pytest.mark.parametrize("name", LESSONS)
+def test_opens_with_what_it_answers_and_assumes(name):
+    first = source(cells(name)[0])
+    assert "This chapter answers" in first and "assumes" in first, f"{name}: say what the chapter answers and assumes"
+
+
+@pytest.mark.parametrize("name", CHAPTERS)
+def test_every_chinese_quote_has_its_english(name):
+    for i, c in enumerate(cells(name)):
+        if c["cell_type"] != "markdown":
+            continue
+        for block in re.findall(r"(?:^>.*\n?)+", source(c), flags=re.M):
+            lines = [ln.lstrip("> ").strip() for ln in block.splitlines()]
+            quoted = [ln for ln in lines if CJK.search(ln) and not ln.startswith("—")]
+            english = [ln for ln in lines if ln and not CJK.search(ln) and len(re.findall(r"[A-Za-z]+", ln)) >= 5]
+            assert not quoted or english, f"{name}: the quote in markdown cell {i} has no English rendering"
+
+
+@pytest.mark.parametrize("name", LESSONS)
+def test_closes_with_exercises(name):
+    md = "\n".join(source(c) for c in cells(name) if c["cell_type"] == "markdown")
+    assert "## Summary" in md, f"{name}: no '## Summary'"
+    tail = md.split("## Exercises")
+    assert len(tail) == 2, f"{name}: needs one '## Exercises' section at the end"
+    items = re.findall(r"^\d+\. ", tail[1].split("```")[0], flags=re.M)
+    assert 2 <= len(items) <= 4, f"{name}: 2–4 numbered exercises, found {len(items)}"
