@@ -220,6 +220,42 @@ def knn(
     return out_ids, out_sc
 
 
+def neighbour_overlap(a, b, queries: Sequence[int], k: int = 10) -> np.ndarray:
+    """For each query row, the share of its ``k`` nearest rows by cosine (itself excluded) that two tables
+    with the same rows agree on: 1.0 means the same neighbours, 0.0 none in common.
+
+    Args:
+        a, b: ``(n, d_a)`` and ``(n, d_b)`` arrays or tensors whose row ``i`` stands for the same item (the
+            same word, say: a table and its quantised copy, or two models' vectors for shared words).
+        queries: row indices to compare.
+        k: neighbours per query, ``1 <= k < n``.
+
+    Returns:
+        one share per query, in ``[0, 1]``.
+
+    Raises:
+        ValueError: different numbers of rows, no queries, a query out of range, a bad ``k``, or NaN or
+            infinity in a table.
+    """
+    from embedbook.stats import unit_rows
+
+    a = a.detach().float().cpu().numpy() if hasattr(a, "detach") else np.asarray(a, dtype=np.float32)
+    b = b.detach().float().cpu().numpy() if hasattr(b, "detach") else np.asarray(b, dtype=np.float32)
+    if a.ndim != 2 or b.ndim != 2 or len(a) != len(b):
+        raise ValueError(f"need two 2-D tables with the same rows, got shapes {a.shape} and {b.shape}")
+    q = [int(i) for i in queries]
+    if not q:
+        raise ValueError("no queries to compare")
+    if min(q) < 0 or max(q) >= len(a):
+        raise ValueError(f"query rows must lie in [0, {len(a)})")
+    _check_k(k, len(a) - 1)
+    exclude = [[i] for i in q]
+    ua, ub = unit_rows(a, zero="keep"), unit_rows(b, zero="keep")
+    ia, _ = knn(ua[q], ua, k, exclude=exclude)
+    ib, _ = knn(ub[q], ub, k, exclude=exclude)
+    return np.array([len(set(x) & set(y)) / k for x, y in zip(ia.tolist(), ib.tolist())])
+
+
 def knn_pairwise(query: np.ndarray, table: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
     """Top-``k`` rows by cosine computed one pair at a time (the slow reference route)."""
     t = np.asarray(table, dtype=np.float32)

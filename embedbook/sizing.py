@@ -129,6 +129,27 @@ def head_dim(d: int, heads: int) -> int:
     return d // heads
 
 
+def attention_flops(n: int, d: int, project: bool = True) -> dict[str, int]:
+    """Floating-point operations (a multiply-add counts 2) of one self-attention layer over ``n`` tokens of
+    width ``d``, by term; the number of heads does not change them.
+
+    - ``projections``: Q, K, V and the output projection, four ``d × d`` matrices per token: ``8·n·d²``
+      (0 with ``project=False``);
+    - ``scores``: ``Q Kᵀ``, ``2·n²·d``;
+    - ``mix``: the attention-weighted sum of V, ``2·n²·d``;
+    - ``total``.
+
+    Raises:
+        ValueError: ``n`` or ``d`` not a positive int.
+    """
+    for name, value in (("n", n), ("d", d)):
+        if not isinstance(value, int) or isinstance(value, bool) or value <= 0:
+            raise ValueError(f"{name} must be a positive int, got {value!r}")
+    out = {"projections": 8 * n * d * d if project else 0, "scores": 2 * n * n * d, "mix": 2 * n * n * d}
+    out["total"] = sum(out.values())
+    return out
+
+
 def count_parameters(module: torch.nn.Module) -> dict[str, int]:
     """Parameters of a torch module: total, and those of its input token table (``word_embeddings``)."""
     total = sum(p.numel() for p in module.parameters())
