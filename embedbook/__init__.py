@@ -29,7 +29,7 @@ import importlib
 __version__ = "0.1.0"
 
 LIBRARY = (
-    "contextual", "data", "device", "dynamics", "init", "lm", "lookup", "ngram", "plotting", "quantize",
+    "align", "contextual", "data", "device", "dynamics", "init", "lm", "lookup", "ngram", "plotting", "quantize",
     "similarity", "sizing", "stats", "timing", "tokenize", "word2vec",
 )
 BOOK = ("book", "claims", "cli", "experiments", "sphinxext")
