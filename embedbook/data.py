@@ -95,6 +95,8 @@ def load_encoder(name: str = MINILM, device: str | None = None):
 
     if not isinstance(name, str) or not name:
         raise TypeError(f"name must be 'minilm', a folder or a hub id, got {name!r}")
+    if name.lower() in _MINILM_NAMES:
+        name = MINILM  # one cache entry for every name of the bundled model
     return _load_encoder(name, pick(device))
 
 

@@ -14,3 +14,77 @@ def test_run_unknown_chapter_fails_clearly(capsys):
 def test_run_unknown_parameter_fails_clearly(capsys):
     assert cli.main(["run", "03_sizing", "--smoke", "-p", "NOPE=1"]) == 2
     assert "no parameter" in capsys.readouterr().err
+
+
+def test_run_refuses_a_value_of_the_wrong_type(capsys):
+    """Finding 2: `-p BYTES_V=abc` ended in a 50-line PapermillExecutionError."""
+    assert cli.main(["run", "02_lookup", "--smoke", "-p", "BW_TOKENS=abc"]) == 2
+    assert "BW_TOKENS" in capsys.readouterr().err
+
+
+def test_explicit_parameter_wins_over_smoke(tmp_path, monkeypatch):
+    """Finding 2: `run 03_sizing --smoke -p BYTES_V=6400` ran with the smoke value 3200."""
+    import json
+
+    from embedbook import book
+
+    (tmp_path / "book").mkdir()
+    (tmp_path / "_toc.yml").write_text("format: jb-book\nroot: book/intro\nchapters:\n  - file: book/01_demo\n")
+    cells = [("parameters", "SMOKE = False\nN = 1000\nM = 10"), ("smoke", "if SMOKE:\n    N, M = 5, 2"),
+             (None, "print(N, M)")]
+    nb = {"cells": [{"cell_type": "code", "metadata": {"tags": [t]} if t else {}, "source": src, "outputs": [],
+                     "execution_count": None} for t, src in cells],
+          "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}},
+          "nbformat": 4, "nbformat_minor": 5}
+    (tmp_path / "book" / "01_demo.ipynb").write_text(json.dumps(nb))
+    monkeypatch.setenv("EMBEDBOOK_ROOT", str(tmp_path))
+    out, _ = book.run_chapter("01_demo", smoke=True, params={"N": 64}, out_dir=tmp_path / "out", progress=False)
+    printed = json.loads(out.read_text())["cells"][-1]["outputs"][0]["text"]
+    assert "".join(printed).split() == ["64", "2"]  # the explicit N wins, the other smoke size stays
+
+
+def test_run_writes_where_asked(tmp_path, monkeypatch):
+    """Finding 11: run always wrote into the checkout."""
+    from embedbook import book
+
+    seen = {}
+    monkeypatch.setattr(book, "run_chapter", lambda name, smoke, params, out_dir: seen.update(out=out_dir) or (out_dir, 0.0))
+    assert cli.main(["run", "02_lookup", "--smoke", "--out", str(tmp_path)]) == 0
+    assert seen["out"] == tmp_path
+
+
+def test_list_works_from_any_folder_of_the_checkout(capsys, monkeypatch):
+    """Finding 11: 'FileNotFoundError: _toc.yml not found' even inside a checkout."""
+    from embedbook import book
+
+    monkeypatch.delenv("EMBEDBOOK_ROOT", raising=False)
+    monkeypatch.chdir(book.root() / "tests")
+    assert cli.main(["list"]) == 0
+
+
+def test_outside_a_checkout_the_error_says_what_to_do(capsys, monkeypatch, tmp_path):
+    monkeypatch.setenv("EMBEDBOOK_ROOT", str(tmp_path))
+    assert cli.main(["list"]) == 2
+    assert "EMBEDBOOK_ROOT" in capsys.readouterr().err
+
+
+def test_bench_refuses_bad_sizes_with_help(capsys):
+    """Finding 6: `--dim 0` printed 'copy 0.0 GB/s', `--vocab 0` a torch traceback; the options had no help."""
+    import pytest
+
+    for arg in (["--dim", "0"], ["--vocab", "0"], ["--reps", "x"]):
+        with pytest.raises(SystemExit):
+            cli.main(["bench", *arg])
+        err = capsys.readouterr().err
+        assert "must be positive" in err or "whole number" in err
+    with pytest.raises(SystemExit):
+        cli.main(["bench", "--help"])
+    assert "tokens per batch" in capsys.readouterr().out
+
+
+def test_bench_json(capsys):
+    assert cli.main(["bench", "--tokens", "512", "--dim", "16", "--vocab", "100", "--reps", "1", "--device", "cpu", "--json"]) == 0
+    import json
+
+    r = json.loads(capsys.readouterr().out)
+    assert r["device"] == "cpu" and r["plain_fraction"] > 0 and "cache" in r["note"]

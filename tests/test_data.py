@@ -52,3 +52,32 @@ def test_word_frequencies():
     assert data.top_words(3, "zh")[0] == "的"
     with pytest.raises(ValueError):
         data.top_words(0)
+
+
+def test_minilm_by_its_usual_names():
+    """Finding 4: load_encoder("MiniLM") was taken for a hub id (46 s of network retries, then OSError)."""
+    tok, model = data.load_encoder("MiniLM")
+    assert data.load_encoder("all-MiniLM-L6-v2")[1] is model and model.config.hidden_size == 384
+
+
+def test_uncached_hub_model_offline_fails_at_once(monkeypatch):
+    import time
+
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    start = time.perf_counter()
+    with pytest.raises(ConnectionError, match="bundled model"):
+        data.load_encoder("bert-base-uncased-not-cached-anywhere")
+    assert time.perf_counter() - start < 15
+
+
+def test_absent_device_is_refused_before_loading(monkeypatch):
+    """Finding 5: load_encoder(device="cuda") loaded the weights before failing."""
+    import torch
+
+    if torch.cuda.is_available():
+        pytest.skip("needs a machine without CUDA")
+    called = []
+    monkeypatch.setattr(data, "_load_encoder", lambda *a: called.append(a))
+    with pytest.raises(RuntimeError, match="CUDA"):
+        data.load_encoder("minilm", device="cuda")
+    assert not called

@@ -1,18 +1,18 @@
 """Bad input, systematically: property-based tests (hypothesis) over the public functions that take ids,
-tables, sizes, dtypes, words, chapter names and parameters. Every input either gives a correct result or
-a documented exception with a clear message — never a crash of another kind, a NaN or a wrong shape.
-The number of inputs tried is printed at the end of the run."""
+tables, sizes, chapter names, chapter parameters, claim ids and the statistics helpers. Every input either
+gives a correct result or a documented exception with a clear message — never a crash of another kind, a
+NaN or a wrong shape. Topic modules have their own suites (tests/test_fuzz_<topic>.py). The number of inputs
+tried is printed at the end of the run."""
 
 import math
 
 import numpy as np
-
 import pytest
 import torch
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from embedbook import book, claims, lookup, sizing, tokenize
+from embedbook import book, claims, cli, lookup, stats
 from tests.conftest import FUZZ_COUNTS
 
 SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -27,60 +27,26 @@ dtypes = st.sampled_from([torch.long, torch.int32, torch.int16, torch.uint8, tor
 
 
 @SETTINGS
-@given(values=st.lists(ints, min_size=0, max_size=20), dtype=dtypes, vocab=st.integers(1, 50))
-def test_lookup_ids(values, dtype, vocab):
+@given(values=st.lists(ints, min_size=0, max_size=20), dtype=dtypes, vocab=st.integers(1, 50),
+       table_dtype=st.sampled_from([torch.float32, torch.float16, torch.bfloat16, torch.float64]))
+def test_lookup_ids(values, dtype, vocab, table_dtype):
     tried("lookup ids")
-    table = torch.arange(vocab * 3, dtype=torch.float32).reshape(vocab, 3)
+    table = torch.arange(vocab * 3, dtype=torch.float32).reshape(vocab, 3).to(table_dtype)
     try:
         ids = torch.tensor(values, dtype=dtype)
     except (OverflowError, RuntimeError):
         return  # not representable in that dtype: no tensor to pass
     ok = (not dtype.is_floating_point and dtype != torch.bool and ids.numel() > 0
           and int(ids.min()) >= 0 and int(ids.max()) < vocab)
-    for fn in (lookup.gather, lookup.one_hot_matmul, lambda i, t: lookup.Lookup(t)(i)):
+    fns = (lookup.gather, lookup.one_hot_matmul, lookup.linear_lookup, lambda i, t: lookup.Lookup(t)(i))
+    for fn in fns:
         if ok:
             out = fn(ids, table)
-            assert out.shape == (len(values), 3) and torch.equal(out, table[ids.long()])
+            assert out.shape == (len(values), 3) and out.dtype == table_dtype and torch.equal(out, table[ids.long()])
         else:
             with pytest.raises((TypeError, ValueError, IndexError)) as err:
                 fn(ids, table)
             assert str(err.value)
-
-
-@SETTINGS
-@given(vocab=st.integers(-5, 10**6), d=st.integers(-5, 4096), dtype=st.sampled_from(["fp32", "fp16", "bf16", "int8", "int4", "fp8", ""]))
-def test_sizing_bytes(vocab, d, dtype):
-    tried("sizing bytes")
-    valid = vocab > 0 and d > 0 and dtype in ("fp32", "fp16", "bf16", "int8", "int4") and not (dtype == "int4" and d % 2)
-    if valid and vocab * d <= 2**22:  # keep real allocations small
-        assert sizing.measured_bytes(vocab, d, dtype) == sizing.formula_bytes(vocab * d, dtype)
-    elif not valid:
-        with pytest.raises(ValueError):
-            sizing.measured_bytes(vocab, d, dtype)
-
-
-@SETTINGS
-@given(d=st.integers(-3, 10**5), heads=st.integers(-3, 200))
-def test_head_dim(d, heads):
-    tried("head_dim")
-    if d > 0 and heads > 0 and d % heads == 0:
-        assert sizing.head_dim(d, heads) * heads == d
-    else:
-        with pytest.raises(ValueError):
-            sizing.head_dim(d, heads)
-
-
-@SETTINGS
-@given(n=st.one_of(st.floats(allow_nan=True, allow_infinity=True), st.sampled_from([math.nan, math.inf, -1.0])),
-       layers=st.integers(-3, 200))
-def test_width_for(n, layers):
-    tried("width_for")
-    if n > 0 and layers > 0 and math.isfinite(n):
-        w = sizing.width_for(n, layers)
-        assert math.isfinite(w) and w >= 0  # a subnormal N underflows to 0
-    else:
-        with pytest.raises(ValueError):
-            sizing.width_for(n, layers)
 
 
 @SETTINGS
@@ -94,15 +60,44 @@ def test_chapter_names(name):
             book.chapter_path(name)
 
 
+values = st.one_of(st.integers(-10**6, 10**6), st.floats(allow_nan=False), st.text(max_size=6), st.booleans(),
+                   st.lists(st.integers(0, 10), max_size=3))
+
+
 @SETTINGS
-@given(params=st.dictionaries(st.text(min_size=1, max_size=12), st.integers(), max_size=3))
-def test_chapter_parameters(params):
+@given(name=st.sampled_from(["SMOKE", "BW_TOKENS", "VOCAB_SIZES", "REPS", "NOT_DECLARED"]), value=values)
+def test_chapter_parameter_values(name, value):
+    """A value must have the type of the parameter's default (an int for a float is fine)."""
     tried("chapter parameters")
-    declared = book.parameters(book.chapter_path("03_sizing"))
-    unknown = set(params) - set(declared)
-    if unknown:
+    path = book.chapter_path("02_lookup")
+    declared = book.parameters(path)
+    if name not in declared:
         with pytest.raises(ValueError, match="no parameter"):
-            book.run_chapter("03_sizing", params=params)
+            book.check_params(path, {name: value})
+        return
+    default = declared[name]
+    fits = (isinstance(value, bool) == isinstance(default, bool)) and (
+        isinstance(value, type(default)) or (isinstance(default, float) and isinstance(value, int))
+        or (isinstance(default, list) and isinstance(value, list)))
+    if fits:
+        book.check_params(path, {name: value})
+    else:
+        with pytest.raises(ValueError, match=f"parameter {name}"):
+            book.check_params(path, {name: value})
+
+
+@SETTINGS
+@given(text=st.text(max_size=12))
+def test_cli_parameter_text(text):
+    """`embedbook run -p BW_TOKENS=<text>`: an int is accepted, anything else refused before running."""
+    tried("CLI -p values")
+    parsed = cli._parse_params([f"BW_TOKENS={text}"])
+    path = book.chapter_path("02_lookup")
+    if isinstance(parsed["BW_TOKENS"], int) and not isinstance(parsed["BW_TOKENS"], bool):
+        book.check_params(path, parsed)
+    else:
+        with pytest.raises(ValueError, match="BW_TOKENS"):
+            book.check_params(path, parsed)
 
 
 @SETTINGS
@@ -116,81 +111,40 @@ def test_claim_ids(cid):
             claims.claim(cid)
 
 
-@settings(max_examples=60, deadline=None)
-@given(text=st.text(max_size=40))
-def test_tokenizers_roundtrip(text):
-    tried("tokenizer texts")
-    if not text:
-        with pytest.raises(ValueError, match="empty"):
-            tokenize.gpt2_split(text)
-        return
-    split = tokenize.gpt2_split(text)
-    assert len(split.ids) == len(split.pieces) > 0
-    from embedbook import data
-
-    assert data.gpt2_encoding().decode(split.ids) == text  # byte-level: every string round-trips
-    assert len(tokenize.wordpiece_split(text).ids) >= 0
-
-
-# --- quantisation: bit widths, schemes, tables with NaN/inf/zero rows --------------------------------
-
-finite = st.floats(min_value=-1e6, max_value=1e6, allow_nan=False, allow_infinity=False, width=32)
-cells = st.one_of(finite, finite, finite, st.sampled_from([0.0, math.nan, math.inf, -math.inf]))
+numbers = st.one_of(st.floats(allow_nan=True, allow_infinity=True), st.integers(-5, 10**6))
 
 
 @SETTINGS
-@given(rows=st.integers(1, 6), d=st.integers(1, 9), bits=st.sampled_from([8, 4, 2, 16, 0]),
-       scheme=st.sampled_from(["row", "tensor", "col"]), data=st.data())
-def test_quantize_tables(rows, d, bits, scheme, data):
-    from embedbook import quantize
+@given(xs=st.lists(numbers, max_size=6), ys=st.lists(numbers, max_size=6))
+def test_power_law_exponent(xs, ys):
+    tried("power-law fits")
+    ok = (len(xs) == len(ys) >= 2 and all(math.isfinite(v) and v > 0 for v in xs + ys) and len(set(xs)) >= 2
+          and all(math.isfinite(math.log(v)) for v in xs + ys))
+    if ok:
+        assert math.isfinite(stats.power_law_exponent(xs, ys))
+    else:
+        with pytest.raises((ValueError, TypeError)):
+            stats.power_law_exponent(xs, ys)
 
-    tried("quantize tables")
-    values = data.draw(st.lists(cells, min_size=rows * d, max_size=rows * d))
-    if data.draw(st.booleans()):
-        values[:d] = [0.0] * d  # an all-zero row
-    table = torch.tensor(values, dtype=torch.float32).reshape(rows, d)
-    bad = bits not in (8, 4) or scheme not in ("row", "tensor") or not torch.isfinite(table).all() or (bits == 4 and d % 2)
+
+@SETTINGS
+@given(rows=st.integers(0, 5), d=st.integers(0, 5), special=st.sampled_from([None, 0.0, math.nan, math.inf]),
+       as_tensor=st.booleans())
+def test_unit_rows(rows, d, special, as_tensor):
+    tried("unit rows")
+    m = np.random.default_rng(rows * 7 + d).standard_normal((rows, d)).astype(np.float32)
+    if special is not None and rows and d:
+        m[0] = special
+    x = torch.from_numpy(m) if as_tensor else m
+    bad = rows and (d == 0 or special is not None)  # a width-0 row has norm 0: no direction either
     if bad:
-        with pytest.raises(ValueError) as err:
-            quantize.quantize(table, bits, scheme)
-        assert str(err.value)
+        with pytest.raises(ValueError):
+            stats.unit_rows(x)
+        if special == 0.0 or d == 0:
+            out = stats.unit_rows(x, zero="keep")
+            assert float(abs(out[0]).sum()) == 0.0
         return
-    back = quantize.dequantize(quantize.quantize(table, bits, scheme))
-    assert back.shape == table.shape and torch.isfinite(back).all()
-    assert torch.equal(back[table.abs().sum(1) == 0], table[table.abs().sum(1) == 0])  # zero rows come back exactly 0
-    scale = table.abs().amax(1, keepdim=True) if scheme == "row" else table.abs().amax()
-    step = scale / (127 if bits == 8 else 7)
-    assert ((back - table).abs() <= step / 2 + 1e-3 * scale + 1e-6).all()  # within half a quantisation step
-
-
-# --- similarity: vectors, k, words ----------------------------------------------------------------
-
-
-@SETTINGS
-@given(a=st.lists(finite, min_size=1, max_size=6), b=st.lists(finite, min_size=1, max_size=6))
-def test_cosine(a, b):
-    from embedbook import similarity
-
-    tried("cosine vectors")
-    na, nb = np.linalg.norm(np.float64(a)), np.linalg.norm(np.float64(b))
-    if len(a) != len(b) or na == 0 or nb == 0:
-        with pytest.raises(ValueError):
-            similarity.cosine(np.array(a), np.array(b))
-    else:
-        c = similarity.cosine(np.array(a), np.array(b))
-        assert math.isfinite(c) and -1 - 1e-9 <= c <= 1 + 1e-9
-
-
-@SETTINGS
-@given(n=st.integers(1, 30), k=st.one_of(st.integers(-3, 40), st.sampled_from([1.5, "3", None])))
-def test_knn_k(n, k):
-    from embedbook import similarity
-
-    tried("knn k")
-    table = np.random.default_rng(n).standard_normal((n, 4)).astype(np.float32)
-    if isinstance(k, int) and 0 < k <= n:
-        idx, scores = similarity.knn(table[[0, n - 1]], table, k)
-        assert idx.shape == (2, k) and np.isfinite(scores).all()
-    else:
-        with pytest.raises(ValueError):
-            similarity.knn(table[[0, n - 1]], table, k)
+    out = stats.unit_rows(x)
+    if rows and d:
+        norms = np.linalg.norm(np.asarray(out), axis=1)
+        assert np.allclose(norms, 1.0, atol=1e-5)
