@@ -12,6 +12,9 @@
    no CJK font and draws empty boxes). After the build we subset the bundled Noto Sans CJK to the
    characters the pages actually use and write it to ``_static/embedbook-cjk.otf``; the book's CSS
    (``book/_static/embedbook.css``) declares it for the CJK code-point ranges only.
+4. ``{embedbook-api} <module>``: one API page per library module — the module's docstring, a summary
+   table (each public function and class, its one-line summary, links to the chapters that use it) and
+   the full autodoc entries, with ``[source]`` links (``sphinx.ext.viewcode``).
 """
 
 from __future__ import annotations
@@ -51,8 +54,12 @@ def _dedupe_page(app, pagename, templatename, context, doctree) -> None:
         context["script_files"][:] = _dedupe(context["script_files"])
 
 
+# useMaxWidth false: a wide diagram keeps its natural size (and scrolls) instead of being shrunk until its
+# labels are a few pixels tall
 MERMAID_RUN = """document.addEventListener("DOMContentLoaded", () => {
-  mermaid.initialize({startOnLoad: false, fontFamily: "embedbook-cjk, trebuchet ms, verdana, arial, sans-serif"});
+  mermaid.initialize({startOnLoad: false, fontFamily: "embedbook-cjk, trebuchet ms, verdana, arial, sans-serif",
+                      themeVariables: {fontSize: "16px"}, flowchart: {useMaxWidth: false},
+                      sequence: {useMaxWidth: false}});
   mermaid.run({querySelector: "pre.mermaid"});
 });"""
 
@@ -103,7 +110,81 @@ def _write_font(app, exception) -> None:
         write_cjk_font(Path(app.outdir))
 
 
+# --- API pages -------------------------------------------------------------------------------------
+
+
+def public_names(module) -> list[str]:
+    """A library module's public API: its ``__all__``, else the functions and classes it defines."""
+    import inspect
+
+    if hasattr(module, "__all__"):
+        return list(module.__all__)
+    return [n for n, o in vars(module).items() if not n.startswith("_") and (inspect.isfunction(o) or inspect.isclass(o))
+            and getattr(o, "__module__", None) == module.__name__]
+
+
+def chapters_using(topic: str, root: Path) -> dict[str, set[str]]:
+    """name → chapters whose notebook or experiments module uses ``embedbook.<topic>.<name>``."""
+    import json
+
+    used: dict[str, set[str]] = {}
+    sources = {}
+    for nb in sorted((root / "book").glob("[0-9][0-9]_*.ipynb")):
+        cells = json.loads(nb.read_text(encoding="utf-8"))["cells"]
+        sources[nb.stem] = "\n".join("".join(c["source"]) for c in cells if c["cell_type"] == "code")
+        exp = root / "embedbook" / "experiments" / f"ch{nb.stem}.py"
+        if exp.exists():
+            sources[nb.stem] += "\n" + exp.read_text(encoding="utf-8")
+    for chapter, src in sources.items():
+        aliases = {topic}
+        aliases |= set(re.findall(rf"from embedbook import (?:[\w ,]*,\s*)?{topic} as (\w+)", src))
+        aliases |= set(re.findall(rf"import embedbook\.{topic} as (\w+)", src))
+        direct = set()
+        for m in re.finditer(rf"from embedbook\.{topic} import ([\w ,()]+)", src):
+            direct |= {x.strip() for x in m.group(1).strip("()").split(",")}
+        for name in re.findall(rf"\b(?:{'|'.join(map(re.escape, aliases))})\.(\w+)", src):
+            used.setdefault(name, set()).add(chapter)
+        for name in direct:
+            used.setdefault(name, set()).add(chapter)
+    return used
+
+
+def _api_directive():
+    import importlib
+    import inspect
+
+    from docutils import nodes
+    from docutils.statemachine import StringList
+    from sphinx.util.docutils import SphinxDirective
+
+    class ApiModule(SphinxDirective):
+        required_arguments = 1
+
+        def run(self):
+            topic = self.arguments[0]
+            module = importlib.import_module(f"embedbook.{topic}")
+            root = Path(self.env.srcdir)
+            used = chapters_using(topic, root)
+            rows = [f".. automodule:: embedbook.{topic}", "   :no-members:", "", ".. list-table::",
+                    "   :header-rows: 1", "   :widths: 28 52 20", "", "   * - name", "     - what it does",
+                    "     - used in"]
+            entries = []
+            for name in public_names(module):
+                obj = getattr(module, name)
+                doc = (inspect.getdoc(obj) or "").strip().split("\n")[0]
+                links = ", ".join(f":doc:`{ch[:2]} <../{ch}>`" for ch in sorted(used.get(name, ())))
+                rows += [f"   * - :py:obj:`{name} <embedbook.{topic}.{name}>`", f"     - {doc}", f"     - {links or '—'}"]
+                kind = "autoclass" if inspect.isclass(obj) else "autofunction" if callable(obj) else "autodata"
+                entries += ["", f".. {kind}:: embedbook.{topic}.{name}"] + (["   :members:"] if kind == "autoclass" else [])
+            container = nodes.container()
+            self.state.nested_parse(StringList(rows + entries), self.content_offset, container)
+            return container.children
+
+    return ApiModule
+
+
 def setup(app):
+    app.add_directive("embedbook-api", _api_directive())
     app.setup_extension("sphinxcontrib.mermaid")
     _drop_mermaid_module_script(app)
     app.connect("html-page-context", _mermaid_js)
