@@ -1,27 +1,51 @@
-"""Tokens are ids, not words: real tokenizers, BPEs trained here, and what ids do (not) mean.
+"""Text to ids with real tokenizers, offline: GPT-2's byte-level BPE, Whisper's multilingual byte-level
+BPE and MiniLM's WordPiece; how a tokenizer cuts each character of a text; WordPiece's greedy split;
+and training a byte-level BPE of any vocabulary size.
 
-Used by chapter 01 (Tokens are ids) and chapter 15 (Practical choices, ``train_bpe``).
+Used by chapter 01 (Tokens are ids, not words) and chapter 15 (Practical choices, :func:`train_bpe`).
 """
 
 from __future__ import annotations
 
+import functools
+import importlib.util
+import itertools
+import unicodedata
 from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
 
-import numpy as np
+from embedbook import data
 
-from embedbook import claims, data
+__all__ = [
+    "TOKENIZERS", "CharacterCuts", "Split", "character_cuts", "count_tokens", "gpt2_split", "is_cjk",
+    "multilingual_encoding", "multilingual_split", "split", "tokens_per_char", "train_bpe", "wordpiece_greedy",
+    "wordpiece_split",
+]
 
 
 @dataclass(frozen=True)
 class Split:
-    """How one tokenizer cuts one text."""
+    """How one tokenizer cuts one text.
+
+    Attributes:
+        text: the text.
+        pieces: each token as text (a byte-level token that is part of a character shows its bytes,
+            e.g. ``\\xe8``).
+        ids: each token's id.
+        spans: each token's ``(start, end)`` in the text's UTF-8 bytes.
+        unknown: how many tokens are the tokenizer's unknown token (``[UNK]``); 0 for byte-level BPEs.
+    """
 
     text: str
     pieces: list[str]
     ids: list[int]
+    spans: list[tuple[int, int]]
+    unknown: int = 0
 
     @property
     def chars_per_token(self) -> float:
+        """Characters of the text per token."""
         return len(self.text) / max(len(self.ids), 1)
 
 
@@ -32,31 +56,269 @@ def _check_text(text: str) -> None:
         raise ValueError("text is empty: there is nothing to tokenize")
 
 
-def gpt2_split(text: str) -> Split:
-    """Cut ``text`` with the real GPT-2 byte-level BPE; pieces are shown as decoded bytes."""
-    _check_text(text)
-    enc = data.gpt2_encoding()
+def _tiktoken_split(enc, text: str) -> Split:
     ids = enc.encode(text, disallowed_special=())
-    pieces = [enc.decode_single_token_bytes(i).decode("utf-8", errors="backslashreplace") for i in ids]
-    return Split(text, pieces, ids)
+    raw = [enc.decode_single_token_bytes(i) for i in ids]
+    ends = list(itertools.accumulate(len(b) for b in raw))
+    spans = [(e - len(b), e) for b, e in zip(raw, ends)]
+    pieces = [b.decode("utf-8", errors="backslashreplace") for b in raw]
+    return Split(text, pieces, ids, spans)
+
+
+def gpt2_split(text: str) -> Split:
+    """Cut ``text`` with the real GPT-2 byte-level BPE (50,257 ids; :func:`embedbook.data.gpt2_encoding`).
+
+    Args:
+        text: a non-empty string; special-token strings such as ``<|endoftext|>`` are cut as plain text.
+
+    Returns:
+        A :class:`Split`.
+
+    Raises:
+        TypeError: ``text`` is not a str.
+        ValueError: ``text`` is empty.
+        embedbook.data.MissingResource: ``tiktoken`` or ``openai-whisper`` (the ranks' file) is missing.
+    """
+    _check_text(text)
+    return _tiktoken_split(data.gpt2_encoding(), text)
+
+
+@functools.lru_cache(maxsize=1)
+def multilingual_encoding():
+    """Whisper's multilingual byte-level BPE (50,257 byte-level tokens and ``<|endoftext|>``; GPT-2's scheme
+    trained on text in ~100 languages) as a ``tiktoken.Encoding``, read from the asset file that ships in ``openai-whisper``
+    (only the file is read; whisper is never imported).
+
+    Returns:
+        A ``tiktoken.Encoding``; cached.
+
+    Raises:
+        embedbook.data.MissingResource: ``tiktoken`` or ``openai-whisper`` is not installed.
+    """
+    tiktoken = data._need("tiktoken")
+    from tiktoken.load import load_tiktoken_bpe
+
+    spec = importlib.util.find_spec("whisper")
+    path = Path(spec.origin).parent / "assets" / "multilingual.tiktoken" if spec and spec.origin else None
+    if path is None or not path.exists():
+        raise data.MissingResource(
+            "Whisper's multilingual BPE ranks come from the openai-whisper package; install it with  "
+            "pip install --no-deps openai-whisper"
+        )
+    ranks = load_tiktoken_bpe(str(path))
+    return tiktoken.Encoding(name="whisper-multilingual", pat_str=data.GPT2_PATTERN, mergeable_ranks=ranks,
+                             special_tokens={"<|endoftext|>": len(ranks)})
+
+
+def multilingual_split(text: str) -> Split:
+    """Cut ``text`` with Whisper's multilingual byte-level BPE (:func:`multilingual_encoding`).
+
+    Args:
+        text: a non-empty string.
+
+    Returns:
+        A :class:`Split`.
+
+    Raises:
+        TypeError: ``text`` is not a str.
+        ValueError: ``text`` is empty.
+        embedbook.data.MissingResource: ``tiktoken`` or ``openai-whisper`` is missing.
+    """
+    _check_text(text)
+    return _tiktoken_split(multilingual_encoding(), text)
 
 
 def wordpiece_split(text: str) -> Split:
-    """Cut ``text`` with MiniLM's uncased WordPiece (without ``[CLS]``/``[SEP]``)."""
+    """Cut ``text`` with MiniLM's uncased WordPiece (30,522 ids), without ``[CLS]`` and ``[SEP]``.
+
+    Args:
+        text: a non-empty string (lower-cased and stripped of accents by the tokenizer itself).
+
+    Returns:
+        A :class:`Split`; ``unknown`` counts the ``[UNK]`` tokens.
+
+    Raises:
+        TypeError: ``text`` is not a str.
+        ValueError: ``text`` is empty.
+        embedbook.data.MissingResource: ``tokenizers`` or the bundled MiniLM package is missing.
+    """
     _check_text(text)
-    enc = data.minilm_tokenizer().encode(text, add_special_tokens=False)
-    return Split(text, list(enc.tokens), list(enc.ids))
+    tok = data.minilm_tokenizer()
+    enc = tok.encode(text, add_special_tokens=False)
+    starts = [0, *itertools.accumulate(len(ch.encode("utf-8")) for ch in text)]  # char offset → byte offset
+    spans = [(starts[a], starts[b]) for a, b in enc.offsets]
+    unk = tok.token_to_id("[UNK]")
+    return Split(text, list(enc.tokens), list(enc.ids), spans, unknown=sum(i == unk for i in enc.ids))
+
+
+TOKENIZERS: dict[str, Callable[[str], Split]] = {
+    "gpt2": gpt2_split, "multilingual": multilingual_split, "wordpiece": wordpiece_split,
+}
+
+
+def split(text: str, tokenizer: str = "gpt2") -> Split:
+    """Cut ``text`` with the tokenizer called ``tokenizer`` (a key of :data:`TOKENIZERS`).
+
+    Args:
+        text: a non-empty string.
+        tokenizer: ``"gpt2"``, ``"multilingual"`` or ``"wordpiece"``.
+
+    Returns:
+        A :class:`Split`.
+
+    Raises:
+        ValueError: an unknown tokenizer name, or an empty text.
+        TypeError: ``text`` is not a str.
+    """
+    if tokenizer not in TOKENIZERS:
+        raise ValueError(f"unknown tokenizer {tokenizer!r}; use one of {list(TOKENIZERS)}")
+    return TOKENIZERS[tokenizer](text)
+
+
+def is_cjk(ch: str) -> bool:
+    """Whether ``ch`` is one CJK unified ideograph (a Chinese character, also used in Japanese and Korean)."""
+    return len(ch) == 1 and "CJK UNIFIED IDEOGRAPH" in unicodedata.name(ch, "")
+
+
+@dataclass(frozen=True)
+class CharacterCuts:
+    """How a tokenizer cut the characters of a text.
+
+    Attributes:
+        single: characters that are exactly one token.
+        merged: characters inside a token that also holds other characters.
+        split: characters whose bytes are spread over two or more tokens.
+        unknown: characters inside an unknown token (``[UNK]``).
+        missing: characters no token covers (e.g. whitespace WordPiece drops).
+    """
+
+    single: int
+    merged: int
+    split: int
+    unknown: int = 0
+    missing: int = 0
+
+    @property
+    def total(self) -> int:
+        """All characters counted."""
+        return self.single + self.merged + self.split + self.unknown + self.missing
+
+    def share(self, kind: str) -> float:
+        """Share of the counted characters in ``kind`` (``"single"``, ``"merged"``, ``"split"``, …)."""
+        if kind not in ("single", "merged", "split", "unknown", "missing"):
+            raise ValueError(f"unknown kind {kind!r}; use single, merged, split, unknown or missing")
+        return getattr(self, kind) / self.total if self.total else 0.0
+
+
+def character_cuts(cut: Split, keep: Callable[[str], bool] | None = None, unk_piece: str = "[UNK]") -> CharacterCuts:
+    """For each character of ``cut.text`` (or each one ``keep`` accepts), whether the tokenizer made it one
+    token, merged it with neighbours into one token, or split its bytes over several tokens.
+
+    Args:
+        cut: a :class:`Split` (from any tokenizer here).
+        keep: which characters to count, e.g. :func:`is_cjk`; default all.
+        unk_piece: the piece text of the unknown token.
+
+    Returns:
+        A :class:`CharacterCuts`.
+
+    Raises:
+        TypeError: ``cut`` is not a :class:`Split`.
+    """
+    if not isinstance(cut, Split):
+        raise TypeError(f"character_cuts takes a Split, got {type(cut).__name__}")
+    counts = dict(single=0, merged=0, split=0, unknown=0, missing=0)
+    spans = cut.spans
+    pos, t = 0, 0
+    for ch in cut.text:
+        a, z = pos, pos + len(ch.encode("utf-8"))
+        pos = z
+        if keep is not None and not keep(ch):
+            continue
+        while t < len(spans) and spans[t][1] <= a:
+            t += 1
+        over = list(itertools.takewhile(lambda k: spans[k][0] < z, range(t, len(spans))))
+        if not over:
+            counts["missing"] += 1
+        elif len(over) > 1:
+            counts["split"] += 1
+        elif cut.pieces[over[0]] == unk_piece:
+            counts["unknown"] += 1
+        elif spans[over[0]] == (a, z):
+            counts["single"] += 1
+        else:
+            counts["merged"] += 1
+    return CharacterCuts(**counts)
+
+
+def wordpiece_greedy(word: str, vocab: dict[str, int], exclude_whole: bool = False) -> list[str] | None:
+    """WordPiece's greedy longest-match-first split of one lower-case ``word`` into pieces of ``vocab``
+    (continuations carry ``##``).
+
+    With ``exclude_whole=True`` the word itself is not allowed as a piece: this is how WordPiece would cut
+    the word if its vocabulary lacked it (an unseen word with a known answer).
+
+    Args:
+        word: one word, no spaces.
+        vocab: piece → id (e.g. ``data.minilm_tokenizer().get_vocab()``).
+        exclude_whole: forbid the whole word as a piece.
+
+    Returns:
+        The pieces, or None when some part of the word matches no piece (WordPiece then gives ``[UNK]``).
+
+    Raises:
+        ValueError: ``word`` is empty or contains whitespace.
+    """
+    if not isinstance(word, str) or not word or any(c.isspace() for c in word):
+        raise ValueError(f"word must be one non-empty word without spaces, got {word!r}")
+    pieces, start = [], 0
+    while start < len(word):
+        end = len(word)
+        while end > start:
+            sub = word[start:end] if start == 0 else "##" + word[start:end]
+            if sub in vocab and not (exclude_whole and start == 0 and end == len(word)):
+                pieces.append(sub)
+                break
+            end -= 1
+        if end == start:
+            return None
+        start = end
+    return pieces
+
+
+def _check_texts(texts) -> list[str]:
+    if isinstance(texts, str) or not isinstance(texts, (list, tuple)):
+        raise TypeError(f"texts must be a list of strings, got {type(texts).__name__}")
+    if not all(isinstance(t, str) for t in texts):
+        raise TypeError("texts must be a list of strings")
+    if not any(t.strip() for t in texts):
+        raise ValueError("texts is empty: give at least one non-blank text")
+    return list(texts)
 
 
 def train_bpe(texts: list[str], vocab_size: int, *, min_frequency: int = 2):
-    """Train a byte-level BPE (HuggingFace ``tokenizers``) with ``vocab_size`` ids on ``texts``.
+    """Train a byte-level BPE (HuggingFace ``tokenizers``) with up to ``vocab_size`` ids on ``texts``.
 
-    Deterministic for a given input. Byte-level means no text is ever out of vocabulary.
+    Byte-level means no text is ever out of vocabulary. Deterministic for a given input. On a small
+    corpus the vocabulary can stop short of ``vocab_size`` (no pair occurs ``min_frequency`` times any
+    more): read the size reached with ``get_vocab_size()``.
+
+    Args:
+        texts: training texts.
+        vocab_size: the most ids, an int ``>= 257`` (256 bytes and one special token).
+        min_frequency: how often a pair must occur to be merged.
+
+    Returns:
+        A trained ``tokenizers.Tokenizer``.
+
+    Raises:
+        TypeError: ``texts`` is not a list of strings.
+        ValueError: all texts blank, or ``vocab_size`` not an int ``>= 257``.
+        embedbook.data.MissingResource: ``tokenizers`` is not installed.
     """
     tokenizers = data._need("tokenizers")
-    if not texts or not any(t.strip() for t in texts):
-        raise ValueError("texts is empty: give at least one non-blank training text")
-    if not isinstance(vocab_size, int) or vocab_size < 257:
+    texts = _check_texts(texts)
+    if not isinstance(vocab_size, int) or isinstance(vocab_size, bool) or vocab_size < 257:
         raise ValueError(f"vocab_size must be an int ≥ 257 (256 bytes + 1 special), got {vocab_size!r}")
     tok = tokenizers.Tokenizer(tokenizers.models.BPE())
     tok.pre_tokenizer = tokenizers.pre_tokenizers.ByteLevel(add_prefix_space=False)
@@ -72,226 +334,37 @@ def train_bpe(texts: list[str], vocab_size: int, *, min_frequency: int = 2):
     return tok
 
 
-def tokens_per_char(tok, texts: list[str]) -> float:
-    """Tokens produced per character of ``texts`` by a ``tokenizers.Tokenizer``."""
-    if not texts:
-        raise ValueError("texts is empty")
-    n_tok = sum(len(e.ids) for e in tok.encode_batch(texts))
-    n_chr = sum(len(t) for t in texts)
-    return n_tok / n_chr
+def count_tokens(tok, texts: list[str]) -> int:
+    """Tokens a ``tokenizers.Tokenizer`` (e.g. from :func:`train_bpe`) makes of ``texts``.
 
+    Args:
+        tok: a ``tokenizers.Tokenizer``.
+        texts: the texts.
 
-def vocab_sweep(train: list[str], test: list[str], sizes: list[int], d: int) -> list[dict]:
-    """Train one BPE per vocabulary size; measure tokens on held-out ``test`` and embedding parameters V·d."""
-    rows = []
-    for v in sizes:
-        tok = train_bpe(train, v)
-        n_tokens = sum(len(e.ids) for e in tok.encode_batch(test))
-        rows.append(
-            {
-                "vocab": tok.get_vocab_size(),
-                "requested": v,
-                "tokens": n_tokens,
-                "chars_per_token": sum(map(len, test)) / n_tokens,
-                "embedding_params": tok.get_vocab_size() * d,
-            }
-        )
-    return rows
+    Returns:
+        The number of tokens, an int.
 
-
-def id_vs_meaning(words: list[str], seed: int = 0, pairs: int = 20000) -> dict[str, float]:
-    """Correlation between ``abs(id_i - id_j)`` in GPT-2's vocabulary and GloVe cosine distance of the words.
-
-    Uses words that are a single GPT-2 token (with a leading space, as mid-sentence) and are in GloVe.
-    Returns Spearman's rho, the number of words and of sampled pairs.
+    Raises:
+        TypeError: ``tok`` has no ``encode_batch``, or ``texts`` is not a list of strings.
+        ValueError: all texts are blank.
     """
-    from scipy.stats import spearmanr
-
-    enc, kv = data.gpt2_encoding(), data.glove()
-    keep = [(w, enc.encode(" " + w)[0]) for w in words if w in kv.key_to_index and len(enc.encode(" " + w)) == 1]
-    if len(keep) < 10:
-        raise ValueError(f"only {len(keep)} usable words: need ≥ 10 single-token words that GloVe knows")
-    ids = np.array([i for _, i in keep])
-    vec = np.stack([kv[w] for w, _ in keep])
-    vec /= np.linalg.norm(vec, axis=1, keepdims=True)
-    rng = np.random.default_rng(seed)
-    a, b = rng.integers(0, len(keep), size=(2, pairs))
-    ok = a != b
-    a, b = a[ok], b[ok]
-    id_dist = np.abs(ids[a] - ids[b])
-    cos_dist = 1.0 - np.sum(vec[a] * vec[b], axis=1)
-    rho = spearmanr(id_dist, cos_dist).statistic
-    # neighbours in id space vs random pairs: is the adjacent id any closer in meaning?
-    order = np.argsort(ids)
-    adj = 1.0 - np.sum(vec[order[:-1]] * vec[order[1:]], axis=1)
-    return {
-        "spearman": float(rho),
-        "words": len(keep),
-        "pairs": int(ok.sum()),
-        "adjacent_cos_dist": float(adj.mean()),
-        "random_cos_dist": float(cos_dist.mean()),
-    }
+    if not hasattr(tok, "encode_batch"):
+        raise TypeError(f"tok must be a tokenizers.Tokenizer, got {type(tok).__name__}")
+    return sum(len(e.ids) for e in tok.encode_batch(_check_texts(texts)))
 
 
-# --- checks -----------------------------------------------------------------------------------------
+def tokens_per_char(tok, texts: list[str]) -> float:
+    """Tokens per character that a ``tokenizers.Tokenizer`` makes of ``texts``.
 
-RARE_WORDS = ["embeddings", "tokenization", "unhappiness", "photosynthesis", "cryptocurrency", "hyperparameter"]
-ZH_SAMPLE = "苹果公司发布了新手机，我吃了一个很甜的苹果。人工智能正在改变世界。"
-EN_SAMPLE = "Looking up one row of the embedding matrix costs the same whatever the vocabulary size."
+    Args:
+        tok: a ``tokenizers.Tokenizer``.
+        texts: the texts.
 
+    Returns:
+        ``count_tokens(tok, texts) / characters``.
 
-def _pieces_table(words: list[str]) -> list[dict]:
-    return [
-        {"word": w, "gpt2": gpt2_split(" " + w).pieces, "wordpiece": wordpiece_split(w).pieces} for w in words
-    ]
-
-
-@claims.check("C31")
-def check_c31(smoke: bool = False, words: list[str] | None = None) -> claims.Verdict:
-    """Settle C31: a BPE never needs [UNK] — every unseen word is split into known pieces."""
-    words = words or RARE_WORDS + ["qwertyuiopasdf", "苹果手机", "🙂"]
-    enc = data.gpt2_encoding()
-    roundtrip = all(enc.decode(gpt2_split(w).ids) == w for w in words)
-    wp = data.minilm_tokenizer()
-    unk_id = wp.token_to_id("[UNK]")
-    wp_unk = [w for w in words if unk_id in wordpiece_split(w).ids]
-    verdict = claims.CONFIRMED if roundtrip else claims.REFUTED
-    if roundtrip and wp_unk:
-        verdict = claims.CORRECTED
-    text = (
-        f"GPT-2's byte-level BPE encoded all {len(words)} test strings (rare words, gibberish, Chinese, an emoji) "
-        f"into known pieces and decoded them back exactly. "
-    )
-    if wp_unk:
-        text += (
-            f"MiniLM's WordPiece, a subword vocabulary too, still mapped {len(wp_unk)} of them to [UNK] "
-            f"({', '.join(wp_unk)}): subwords alone do not guarantee coverage; byte-level fallback does. "
-            "Whether the pieces' embeddings are 'meaningful' is another matter (see C47)."
-        )
-    return claims.Verdict("C31", verdict, text, {"n_words": len(words), "wordpiece_unk": len(wp_unk)})
-
-
-@claims.check("C32")
-def check_c32(smoke: bool = False, rows: list[dict] | None = None) -> claims.Verdict:
-    """Settle C32: tokens per text fall and embedding parameters grow linearly as the BPE vocabulary grows."""
-    if rows is None:
-        lee = [" ".join(s) for s in data.lee_corpus()]
-        train, test = lee[: len(lee) * 4 // 5], lee[len(lee) * 4 // 5 :]
-        rows = vocab_sweep(train, test, [300, 1000, 4000] if smoke else [300, 1000, 4000, 16000], d=512)
-    tokens = [r["tokens"] for r in rows]
-    params = [r["embedding_params"] for r in rows]
-    vocab = [r["vocab"] for r in rows]
-    fewer = all(a > b for a, b in zip(tokens, tokens[1:]))
-    linear = np.allclose(np.array(params) / np.array(vocab), params[0] / vocab[0])
-    verdict = claims.CONFIRMED if fewer and linear else claims.REFUTED
-    drop = 1 - tokens[-1] / tokens[0]
-    text = (
-        f"Going from {vocab[0]:,} to {vocab[-1]:,} ids ({vocab[-1] / vocab[0]:.0f}× the vocabulary) cut the held-out "
-        f"text from {tokens[0]:,} to {tokens[-1]:,} tokens ({drop:.0%} fewer) while V·d grew exactly in proportion "
-        f"to V: the saving in tokens is sub-linear, the cost in parameters linear."
-    )
-    return claims.Verdict("C32", verdict, text, {"token_drop": drop, "vocab_ratio": vocab[-1] / vocab[0]})
-
-
-@claims.check("C33")
-def check_c33(smoke: bool = False) -> claims.Verdict:
-    """Settle C33: Chinese characters vs tokens, English words split into pieces, context counted in tokens."""
-    zh, en = gpt2_split(ZH_SAMPLE), gpt2_split(EN_SAMPLE)
-    zh_wp = wordpiece_split(ZH_SAMPLE)
-    pieces = [len(gpt2_split(" " + w).ids) for w in RARE_WORDS]
-    zh_cpt, en_cpt = zh.chars_per_token, en.chars_per_token
-    multi = sum(p >= 2 for p in pieces)
-    ok = zh_cpt != 1.0 and multi > 0
-    verdict = claims.CORRECTED if ok else claims.REFUTED
-    text = (
-        f"GPT-2's BPE gives {zh_cpt:.2f} Chinese characters per token on our sample: most characters take "
-        f"more than one token (UTF-8 bytes), few merge — the article's 'one character or several merged' "
-        f"misses the common case of one character split into 2–3 byte tokens. MiniLM's WordPiece gives "
-        f"{zh_wp.chars_per_token:.2f} characters per token (one per character). English prose runs at "
-        f"{en_cpt:.2f} characters per token, and {multi} of {len(pieces)} rarer English words split into "
-        f"{min(pieces)}–{max(pieces)} pieces. So a 32K-token context holds about {32768 * zh_cpt:,.0f} Chinese "
-        f"characters with GPT-2's tokenizer but {32768 * en_cpt:,.0f} English characters."
-    )
-    return claims.Verdict("C33", verdict, text, {"zh_chars_per_token": zh_cpt, "en_chars_per_token": en_cpt})
-
-
-@claims.check("C34")
-def check_c34(smoke: bool = False, result: dict | None = None) -> claims.Verdict:
-    """Settle C34: id distance says nothing about meaning distance."""
-    result = result or id_vs_meaning(data.top_words(2000 if smoke else 10000, "en"))
-    rho, adj, rnd = result["spearman"], result["adjacent_cos_dist"], result["random_cos_dist"]
-    neighbours_unrelated = adj >= 0.95 * rnd  # adjacent ids are (almost) as far apart as random pairs
-    if not neighbours_unrelated:
-        verdict = claims.REFUTED
-    else:
-        verdict = claims.CONFIRMED if abs(rho) < 0.1 else claims.CORRECTED
-    text = (
-        f"Words with adjacent GPT-2 ids are on average {adj:.2f} apart in GloVe cosine distance, against "
-        f"{rnd:.2f} for random pairs ({result['words']:,} single-token words, {result['pairs']:,} random pairs): "
-        f"nearby ids are not nearby meanings. "
-    )
-    if verdict == claims.CORRECTED:
-        text += (
-            f"But ids are not free of magnitude: the Spearman correlation between id distance and meaning distance "
-            f"is {rho:.2f}, because BPE ids follow merge order, which tracks frequency, and frequent words sit "
-            f"closer together in GloVe. The id is a rank of sorts, not a coordinate of meaning."
-        )
-    return claims.Verdict("C34", verdict, text, {"spearman": rho})
-
-
-@claims.check("C47")
-def check_c47(smoke: bool = False) -> claims.Verdict:
-    """Settle C47: a word assembled from subword pieces (mean of MiniLM input vectors) vs its own vector."""
-    import torch
-
-    tok, model = data.load_encoder()
-    table = model.embeddings.word_embeddings.weight.detach()
-    vocab = tok.get_vocab()
-    # words that have their own WordPiece id; rebuild them from their pieces as if they were unseen
-    cand = [w for w in data.top_words(3000 if smoke else 20000, "en") if w in vocab and w.isalpha() and len(w) >= 6]
-    rows = []
-    for w in cand:
-        pieces = _greedy_pieces_without(w, vocab)
-        if pieces is None or len(pieces) < 2:
-            continue
-        own = table[vocab[w]]
-        built = table[[vocab[p] for p in pieces]].mean(0)
-        cos = torch.nn.functional.cosine_similarity(own, built, dim=0).item()
-        rank = _rank_of(table, built, vocab[w])
-        rows.append((w, cos, rank))
-        if len(rows) >= (40 if smoke else 400):
-            break
-    cos = np.array([r[1] for r in rows])
-    top10 = np.mean([r[2] < 10 for r in rows])
-    verdict = claims.CONFIRMED if 0 < cos.mean() < 0.9 else claims.REFUTED
-    text = (
-        f"For {len(rows)} words that MiniLM's WordPiece knows whole, we rebuilt each from the pieces it would "
-        f"be cut into without its own id (mean of the piece vectors): cosine to the word's own vector averages "
-        f"{cos.mean():.2f}, and the word itself is among the 10 nearest rows for only {top10:.0%} of them — "
-        f"usable (positive similarity), not precise."
-    )
-    return claims.Verdict("C47", verdict, text, {"mean_cos": float(cos.mean()), "top10_rate": float(top10)})
-
-
-def _greedy_pieces_without(word: str, vocab: dict[str, int]) -> list[str] | None:
-    """WordPiece's greedy longest-match split of ``word`` with the whole word itself forbidden."""
-    pieces, start = [], 0
-    while start < len(word):
-        end = len(word)
-        while end > start:
-            sub = word[start:end] if start == 0 else "##" + word[start:end]
-            if sub in vocab and not (start == 0 and end == len(word)):
-                pieces.append(sub)
-                break
-            end -= 1
-        if end == start:
-            return None
-        start = end
-    return pieces
-
-
-def _rank_of(table, query, target: int) -> int:
-    import torch
-
-    sims = torch.nn.functional.cosine_similarity(table, query[None, :], dim=1)
-    return int((sims > sims[target]).sum().item())
+    Raises:
+        TypeError, ValueError: as :func:`count_tokens`.
+    """
+    n = count_tokens(tok, texts)
+    return n / sum(len(t) for t in texts)

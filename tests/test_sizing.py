@@ -1,12 +1,26 @@
 import pytest
+import torch
 
-from embedbook import sizing
+from embedbook import lm, sizing
 
 
 def test_embedding_params_and_bytes():
     assert sizing.embedding_params(32000, 4096) == 131_072_000
     for dt in ["fp32", "fp16", "bf16", "int8", "int4"]:
         assert sizing.measured_bytes(100, 64, dt) == sizing.formula_bytes(100 * 64, dt)
+        assert sizing.measured_bytes(100, 64, dt, device="cpu") == sizing.formula_bytes(100 * 64, dt)
+
+
+def test_bytes_are_numel_times_element_size():
+    for name, dtype in sizing.DTYPES.items():
+        t = torch.empty(7, 10, dtype=dtype)
+        assert sizing.formula_bytes(t.numel(), name) == t.numel() * t.element_size() == sizing.measured_bytes(7, 10, name)
+
+
+def test_formula_bytes_is_an_int_and_int4_rounds_up():
+    assert sizing.formula_bytes(131_072_000, "fp32") == 524_288_000
+    assert isinstance(sizing.formula_bytes(7, "int4"), int) and sizing.formula_bytes(7, "int4") == 4
+    assert sizing.formula_bytes(0, "fp16") == 0
 
 
 def test_bad_sizes():
@@ -18,18 +32,96 @@ def test_bad_sizes():
         sizing.formula_bytes(10, "fp8")
 
 
+def test_issue_11_finding_10_validation():
+    """Negative sizes, float sizes and absurd allocations are refused with a clear message."""
+    with pytest.raises(ValueError, match="params must be >= 0"):
+        sizing.formula_bytes(-100, "fp32")
+    with pytest.raises(ValueError, match="layers must be positive"):
+        sizing.approx_params(-2, 768)
+    with pytest.raises(ValueError, match="vocab must be an int"):
+        sizing.embedding_params(1.5, 4)
+    with pytest.raises(ValueError, match="must be an int"):
+        sizing.formula_bytes(True, "fp32")
+    # 4 TB: measured on the meta device by default (nothing allocated), refused on a real device
+    assert sizing.measured_bytes(10**7, 10**5, "fp32") == 4 * 10**12
+    with pytest.raises(ValueError, match="meta"):
+        sizing.measured_bytes(10**7, 10**5, "fp32", device="cpu")
+
+
 def test_width_rule_inverts():
     n = sizing.approx_params(32, 4096)
+    assert isinstance(n, int)
     assert sizing.width_for(n, 32) == pytest.approx(4096)
+    with pytest.raises(ValueError):
+        sizing.width_for(1e9, 0)
+    with pytest.raises(ValueError):
+        sizing.width_for(float("nan"), 4)
+
+
+def test_approx_params_counts_a_real_layer():
+    d = 256
+    layer = torch.nn.TransformerEncoderLayer(d, 4, dim_feedforward=4 * d)
+    biases_and_norms = 13 * d
+    assert sum(p.numel() for p in layer.parameters()) == sizing.approx_params(1, d) + biases_and_norms
 
 
 def test_head_dim():
     assert sizing.head_dim(4096, 32) == 128
     with pytest.raises(ValueError, match="not divisible"):
         sizing.head_dim(100, 3)
+    with pytest.raises(ValueError, match="heads must be positive"):
+        sizing.head_dim(100, 0)
 
 
 def test_model_lookup():
     assert sizing.model("BERT-base").embedding_params == 30522 * 768
     with pytest.raises(KeyError, match="known"):
         sizing.model("GPT-5")
+
+
+def test_model_table_is_consistent():
+    names = [m.name for m in sizing.MODELS]
+    assert len(names) == len(set(names))
+    for m in sizing.MODELS:
+        assert m.kind in ("encoder", "decoder") and 0 < m.embedding_share < 1, m.name
+    gpt3_xl = sizing.model("GPT-3 XL")  # Brown et al. (2020), Table 2.1: d = 2048, 24 heads of 128
+    assert gpt3_xl.decoupled and not gpt3_xl.d_divisible and gpt3_xl.attention_width == 3072
+    assert not sizing.model("GPT-2 small").decoupled
+
+
+def test_count_parameters_finds_every_embedding():
+    """Issue 11, finding 7: TinyLM's table is called ``embed``, not ``word_embeddings``."""
+    tied = lm.TinyLM(lm.LMConfig(1000, 64))
+    c = sizing.count_parameters(tied)
+    assert c.tables == {"pos": 64 * 64, "embed": 1000 * 64}
+    assert c.embedding == 1000 * 64 + 64 * 64 and c.head == 0 and c.tied_heads == ("head",)
+    assert c.total == sum(p.numel() for p in tied.parameters())
+    assert c.embedding - c.tables["pos"] + c.head == tied.num_params("embedding")
+    untied = lm.TinyLM(lm.LMConfig(1000, 64, tie=False))
+    u = sizing.count_parameters(untied)
+    assert u.head == 1000 * 64 and u.tied_heads == ()
+    assert u.embedding - u.tables["pos"] + u.head == untied.num_params("embedding")
+    assert u.total - c.total == 1000 * 64  # the tied head is counted once
+    assert 0 < u.share < 1 and u.body == u.total - u.embedding - u.head
+
+
+def test_count_parameters_on_meta_and_without_tables():
+    m = torch.nn.Module()
+    m.wte = torch.nn.Embedding.from_pretrained(torch.empty(50257, 12288, device="meta"), freeze=False)
+    m.lm_head = torch.nn.Linear(12288, 50257, bias=False, device="meta")
+    assert sizing.count_parameters(m).head == 50257 * 12288
+    m.lm_head.weight = m.wte.weight
+    c = sizing.count_parameters(m)
+    assert c.total == c.embedding == 50257 * 12288 and c.head == 0
+    plain = sizing.count_parameters(torch.nn.Linear(3, 4))
+    assert plain.embedding == 0 and plain.total == 16 and plain.share == 0.0
+    assert sizing.count_parameters(torch.nn.ReLU()).share == 0.0
+    with pytest.raises(TypeError, match="nn.Module"):
+        sizing.count_parameters("model")
+
+
+def test_attention_flops():
+    f = sizing.attention_flops(16, 8)
+    assert f["total"] == 8 * 16 * 64 + 4 * 256 * 8
+    with pytest.raises(ValueError):
+        sizing.attention_flops(0, 8)

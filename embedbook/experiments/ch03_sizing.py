@@ -1,0 +1,712 @@
+"""Chapter 03, "Parameters and memory": the measurements and the checks of C05, C06, C07, C19, C20, C27, C35
+and C36."""
+
+from __future__ import annotations
+
+import statistics
+from dataclasses import dataclass, field
+
+import torch
+import torch.nn.functional as F
+
+from embedbook import claims, sizing
+from embedbook.book import Result
+from embedbook.claims import CONFIRMED, CORRECTED, LITERATURE, REFUTED
+
+# The long article's tables, as printed (input data: the article's own figures).
+ARTICLE_TABLE = [  # (model as named, V, d, the article's embedding parameters in millions)
+    ("BERT-base", 30522, 768, 23.4), ("GPT-2", 50257, 1600, 80.4),
+    ("GPT-3 175B", 50257, 12288, 617.5), ("LLaMA 65B", 32000, 8192, 262.1),
+]
+ARTICLE_WIDTH_TABLE = [(125e6, 12, 768), (1.3e9, 24, 2048), (7e9, 32, 4096), (70e9, 80, 8192), (175e9, 96, 12288)]
+ARTICLE_EXAMPLE = (32000, 4096, {"fp32": 524, "fp16": 262, "bf16": 262})  # V, d, MB per dtype
+DTYPE_NAMES = ("fp32", "fp16", "bf16", "int8", "int4")
+
+
+# --- C05: bytes of the article's table ---------------------------------------------------------------
+
+
+@dataclass
+class TableBytes(Result):
+    """Bytes of a ``vocab × d`` table per dtype: from torch tensors and from the formula."""
+
+    vocab: int
+    d: int
+    params: int  # numel() of the tensor
+    real_rows: int  # rows of the table actually allocated on the CPU to check the bytes
+    real_matches: int  # 1 if every allocated tensor's storage has numel × element_size bytes
+    rows: list[dict] = field(default_factory=list)  # one per dtype
+    fp32_mb: float = 0.0
+    fp16_mb: float = 0.0
+    bf16_mb: float = 0.0
+    fp32_mib: float = 0.0
+    fp16_mib: float = 0.0
+
+
+def run_bytes(vocab: int = 32000, d: int = 4096, real_rows: int = 32000) -> TableBytes:
+    """Bytes of a ``vocab × d`` table in each dtype, from a meta-device tensor (no memory) and from the
+    formula; and, for ``real_rows`` rows, from a tensor really allocated on the CPU."""
+    rows, ok = [], True
+    for name in DTYPE_NAMES:
+        meta = sizing.measured_bytes(vocab, d, name)  # meta device: nothing allocated
+        real = sizing.measured_bytes(real_rows, d, name, device="cpu")
+        ok &= real == sizing.formula_bytes(real_rows * d, name)
+        rows.append({"dtype": name, "bytes": meta, "MB (10^6 bytes)": meta / 1e6, "MiB (2^20 bytes)": meta / 2**20,
+                     "bytes per value": meta / (vocab * d)})
+    by = {r["dtype"]: r["bytes"] for r in rows}
+    t = torch.empty(vocab, d, device="meta")
+    return TableBytes(vocab=vocab, d=d, params=t.numel(), real_rows=real_rows, real_matches=int(ok), rows=rows,
+                      fp32_mb=by["fp32"] / 1e6, fp16_mb=by["fp16"] / 1e6, bf16_mb=by["bf16"] / 1e6,
+                      fp32_mib=by["fp32"] / 2**20, fp16_mib=by["fp16"] / 2**20)
+
+
+@claims.rule(
+    "C05",
+    quantity="the parameters of a 32,000 × 4,096 tensor and its bytes in fp32, fp16 and bf16 as torch reports them "
+    "(numel × element_size, checked against a tensor really allocated), in decimal MB, against the article's 524 / "
+    "262 / 262 MB",
+    inputs={"params_exact": "1 if numel is 131,072,000", "real_matches": "1 if allocated tensors have the formula's bytes",
+            "worst_rel_err": "largest relative gap between a measured size and the article's"},
+    thresholds={"rounding": 0.005, "about": 0.05},
+    outcomes={
+        REFUTED: "the parameter count is wrong, torch's bytes differ from the formula, or a size is off by more than "
+        "`about`",
+        CORRECTED: "the count is right but a size is off by more than `rounding` (and at most `about`)",
+        CONFIRMED: "the count is right and every size is within `rounding` of the article's",
+    },
+    examples={
+        REFUTED: {"params_exact": 1, "real_matches": 1, "worst_rel_err": 0.3},
+        CORRECTED: {"params_exact": 1, "real_matches": 1, "worst_rel_err": 0.046},
+        CONFIRMED: {"params_exact": 1, "real_matches": 1, "worst_rel_err": 0.0006},
+    },
+)
+def _c05(f, t):
+    if not f["params_exact"] or not f["real_matches"] or f["worst_rel_err"] > t["about"]:
+        return REFUTED
+    return CONFIRMED if f["worst_rel_err"] <= t["rounding"] else CORRECTED
+
+
+@claims.check("C05")
+def check_c05(r: TableBytes) -> claims.Verdict:
+    """Settle C05 from :func:`run_bytes` at the article's size."""
+    v_, d_, stated = ARTICLE_EXAMPLE
+    if (r.vocab, r.d) != (v_, d_):
+        raise ValueError(f"C05 is about a {v_:,} × {d_:,} table; run_bytes was given {r.vocab:,} × {r.d:,}")
+    got = {"fp32": r.fp32_mb, "fp16": r.fp16_mb, "bf16": r.bf16_mb}
+    worst = max(abs(got[k] - stated[k]) / stated[k] for k in stated)
+
+    def evidence(v: str) -> str:
+        head = (
+            f"32,000 × 4,096 = {r.params:,} parameters; torch gives {r.fp32_mb:,.1f} MB in fp32 and {r.fp16_mb:,.1f} MB "
+            f"in fp16 and bf16 (checked on a {r.real_rows:,}-row tensor really allocated: "
+            f"{'the same bytes per value' if r.real_matches else 'different bytes'}). "
+        )
+        units = (
+            f"In the binary units nvidia-smi and torch.cuda's memory reports use, that is {r.fp32_mib:,.0f} MiB and "
+            f"{r.fp16_mib:,.0f} MiB: the article's MB are decimal."
+        )
+        return head + {
+            CONFIRMED: "The article's 524 MB and 262 MB are right. " + units,
+            CORRECTED: f"The article's figures are off by up to {worst:.1%}. " + units,
+            REFUTED: f"The article's figures are off by up to {worst:.1%}. " + units,
+        }[v]
+
+    figures = {"params_exact": int(r.params == 131_072_000), "real_matches": r.real_matches, "worst_rel_err": worst}
+    return claims.judge("C05", figures, evidence, strength="exact arithmetic and torch's own byte counts")
+
+
+# --- C06: the article's table of embedding sizes -----------------------------------------------------
+
+
+def _norm(name: str) -> str:
+    return name.lower().replace("-", " ").replace("_", " ")
+
+
+@dataclass
+class ArticleTable(Result):
+    """The article's table of embedding sizes, recomputed, and each row's width against the model it names."""
+
+    rows: list[dict] = field(default_factory=list)
+    worst_rel_err: float = 0.0
+    n_rounding_off: int = 0  # rows whose figure is not V·d rounded to 0.1M
+    n_mislabelled: int = 0  # rows whose width is not the named model's
+
+
+def run_article_table() -> ArticleTable:
+    """Recompute V·d for each row of the article's table; find the published configuration each row's name
+    denotes (the exact name, else the smallest model of that name's family) and compare its width."""
+    rows = []
+    for name, v, d, stated in ARTICLE_TABLE:
+        exact = v * d
+        family = [m for m in sizing.MODELS if _norm(m.name) == _norm(name) or _norm(m.name).startswith(_norm(name) + " ")]
+        named = next((m for m in family if _norm(m.name) == _norm(name)), None) or min(family, key=lambda m: m.params)
+        holder = next((m.name for m in family if m.d == d), None)
+        rows.append({"model (article)": name, "V": v, "d": d, "article (M)": stated, "V·d": exact,
+                     "V·d (M)": exact / 1e6, "gap": stated / (exact / 1e6) - 1,
+                     "rounds to": round(exact / 1e6, 1), "rounding ok": int(round(exact / 1e6, 1) == stated),
+                     "named config": named.name, "width ok": int(named.d == d), "width belongs to": holder or "—"})
+    return ArticleTable(rows=rows, worst_rel_err=max(abs(r["gap"]) for r in rows),
+                        n_rounding_off=sum(1 - r["rounding ok"] for r in rows),
+                        n_mislabelled=sum(1 - r["width ok"] for r in rows))
+
+
+@claims.rule(
+    "C06",
+    quantity="for each row of the article's table: V·d recomputed against the printed figure, and the row's width "
+    "against the published configuration of the model it names",
+    inputs={"worst_rel_err": "largest relative gap between a printed figure and V·d",
+            "n_rounding_off": "rows not equal to V·d rounded to 0.1M", "n_mislabelled": "rows whose width is another model's"},
+    thresholds={"tolerance": 0.01},
+    outcomes={
+        REFUTED: "a printed figure is off V·d by more than the tolerance",
+        CORRECTED: "all are within the tolerance, but a figure is mis-rounded or a width belongs to another model",
+        CONFIRMED: "every figure is V·d rounded to 0.1M and every width is the named model's",
+    },
+    examples={
+        REFUTED: {"worst_rel_err": 0.2, "n_rounding_off": 1, "n_mislabelled": 0},
+        CORRECTED: {"worst_rel_err": 0.0001, "n_rounding_off": 1, "n_mislabelled": 1},
+        CONFIRMED: {"worst_rel_err": 0.0006, "n_rounding_off": 0, "n_mislabelled": 0},
+    },
+)
+def _c06(f, t):
+    if f["worst_rel_err"] > t["tolerance"]:
+        return REFUTED
+    return CORRECTED if f["n_rounding_off"] or f["n_mislabelled"] else CONFIRMED
+
+
+@claims.check("C06")
+def check_c06(r: ArticleTable) -> claims.Verdict:
+    """Settle C06 from :func:`run_article_table`."""
+
+    def evidence(v: str) -> str:
+        text = "Recomputed: " + "; ".join(f"{row['model (article)']} {row['V']:,} × {row['d']:,} = {row['V·d']:,}"
+                                         for row in r.rows) + ". "
+        off = [row for row in r.rows if not row["rounding ok"]]
+        if off:
+            text += "Mis-rounded: " + ", ".join(f"{row['model (article)']} is {row['V·d (M)']:.3f}M, which rounds to "
+                                               f"{row['rounds to']}M, not {row['article (M)']}M" for row in off) + ". "
+        wrong = [row for row in r.rows if not row["width ok"]]
+        if wrong:
+            text += "Mislabelled: " + ", ".join(
+                f"'{row['model (article)']}' usually means {row['named config']} (d = "
+                f"{sizing.model(row['named config']).d:,}, {sizing.model(row['named config']).embedding_params / 1e6:.1f}M); "
+                f"d = {row['d']:,} is {row['width belongs to']}" for row in wrong) + ". "
+        return text + {
+            CONFIRMED: "Every figure is right.",
+            CORRECTED: f"Every figure is within {r.worst_rel_err:.2%} of V·d: the arithmetic holds, the labels and the "
+                       "rounding need the corrections above.",
+            REFUTED: f"A figure is off by {r.worst_rel_err:.1%}.",
+        }[v]
+
+    figures = {"worst_rel_err": r.worst_rel_err, "n_rounding_off": r.n_rounding_off, "n_mislabelled": r.n_mislabelled}
+    return claims.judge("C06", figures, evidence,
+                        strength="exact arithmetic; widths from the models' papers and released configurations")
+
+
+# --- C07: what tying saves ----------------------------------------------------------------------------
+
+
+@dataclass
+class TyingCount(Result):
+    """Embedding-related parameters of a model at GPT-3's V and d, untied and tied, counted on the meta device."""
+
+    vocab: int
+    d: int
+    untied: int  # input table + output head, two tensors
+    tied: int  # one tensor
+    saving: int
+    claimed_saving: float = 600e6
+
+    def extra_glue(self) -> dict:
+        return {"saving_m": self.saving / 1e6, "ratio": self.untied / self.tied}
+
+
+def run_tying(vocab: int = 50257, d: int = 12288) -> TyingCount:
+    """Build a token table and an output head of GPT-3's sizes on the meta device (no memory), count the
+    parameters with :func:`embedbook.sizing.count_parameters`, tie the head to the table, count again."""
+    lm = torch.nn.Module()
+    lm.embed = torch.nn.Embedding.from_pretrained(torch.empty(vocab, d, device="meta"), freeze=False)  # no init
+    lm.head = torch.nn.Linear(d, vocab, bias=False, device="meta")
+    before = sizing.count_parameters(lm)
+    lm.head.weight = lm.embed.weight
+    after = sizing.count_parameters(lm)
+    untied, tied = before.embedding + before.head, after.embedding + after.head
+    return TyingCount(vocab=vocab, d=d, untied=untied, tied=tied, saving=untied - tied)
+
+
+@claims.rule(
+    "C07",
+    quantity="embedding-related parameters of a token table and output head at GPT-3's V = 50,257 and d = 12,288, "
+    "counted from torch modules untied and tied; the saving against the article's 'about 600 million'",
+    inputs={"ratio": "untied / tied parameters", "saving_rel_err": "relative gap between the saving and 600M"},
+    thresholds={"about": 0.1},
+    outcomes={
+        REFUTED: "tying does not halve the count (ratio not 2)",
+        CORRECTED: "it halves it, but the saving is more than `about` away from 600M",
+        CONFIRMED: "it halves it and the saving is within `about` of 600M",
+    },
+    examples={
+        REFUTED: {"ratio": 1.5, "saving_rel_err": 0.03},
+        CORRECTED: {"ratio": 2.0, "saving_rel_err": 0.35},
+        CONFIRMED: {"ratio": 2.0, "saving_rel_err": 0.029},
+    },
+)
+def _c07(f, t):
+    if f["ratio"] != 2.0:
+        return REFUTED
+    return CONFIRMED if f["saving_rel_err"] <= t["about"] else CORRECTED
+
+
+@claims.check("C07")
+def check_c07(r: TyingCount) -> claims.Verdict:
+    """Settle C07 from :func:`run_tying`."""
+    err = abs(r.saving - r.claimed_saving) / r.claimed_saving
+    share = r.saving / sizing.model("GPT-3 175B").params
+
+    def evidence(v: str) -> str:
+        head = (
+            f"Counted from the modules: {r.untied:,} parameters untied (2Vd), {r.tied:,} tied (Vd), a saving of "
+            f"{r.saving / 1e6:,.1f}M — {share:.2%} of GPT-3's 175B. "
+        )
+        return head + {
+            CONFIRMED: f"'About 600 million' is right ({err:.1%} off).",
+            CORRECTED: f"Tying halves the count, but the saving is {err:.0%} away from 600 million.",
+            REFUTED: "Tying did not halve the count.",
+        }[v] + (" (The GPT-3 paper uses GPT-2's architecture, and GPT-2's released code ties the head to the input "
+                "table.)")
+
+    return claims.judge("C07", {"ratio": r.untied / r.tied, "saving_rel_err": err}, evidence,
+                        strength="exact counts from torch modules (on the meta device: no memory needed)")
+
+
+# --- C19: N ≈ 12·L·d² ----------------------------------------------------------------------------------
+
+
+def _size(n: float) -> str:
+    return f"{n / 1e9:g}B" if n >= 1e9 else f"{n / 1e6:g}M"
+
+
+@dataclass
+class WidthRule(Result):
+    """The article's table of model sizes, depths and widths against N ≈ 12·L·d², and one real layer counted."""
+
+    rows: list[dict] = field(default_factory=list)
+    layer_d: int = 4096
+    layer_params: int = 0  # parameters of one torch TransformerEncoderLayer(d, 4d MLP), biases and norms included
+    layer_ratio: float = 0.0  # layer_params / 12d²
+    worst_large_err: float = 0.0  # largest |error| of 12·L·d² for models of 7B and more
+    worst_err: float = 0.0
+    small_err_with_table: float = 0.0  # the 125M row with the token table (GPT-3's V) added
+
+    def extra_glue(self) -> dict:
+        return {"small_err": self.rows[0]["error"] if self.rows else 0.0}
+
+
+def run_width_rule(layer_d: int = 4096, heads: int = 32, vocab: int = 50257) -> WidthRule:
+    """Count one ``torch.nn.TransformerEncoderLayer(layer_d, heads, 4·layer_d)`` on the meta device, and
+    compare 12·L·d² and sqrt(N/12L) with each row of the article's table."""
+    layer = torch.nn.TransformerEncoderLayer(layer_d, heads, dim_feedforward=4 * layer_d, device="meta")
+    n_layer = sum(p.numel() for p in layer.parameters())
+    rows = []
+    for n, L, d in ARTICLE_WIDTH_TABLE:
+        approx = sizing.approx_params(L, d)
+        rows.append({"N": n, "L": L, "d (article)": d, "12·L·d²": approx, "error": approx / n - 1,
+                     "sqrt(N/12L)": sizing.width_for(n, L), "width error": sizing.width_for(n, L) / d - 1,
+                     "error with V·d": (approx + vocab * d) / n - 1})
+    large = [r for r in rows if r["N"] >= 7e9]
+    return WidthRule(rows=rows, layer_d=layer_d, layer_params=n_layer, layer_ratio=n_layer / (12 * layer_d**2),
+                     worst_large_err=max(abs(r["error"]) for r in large), worst_err=max(abs(r["error"]) for r in rows),
+                     small_err_with_table=rows[0]["error with V·d"])
+
+
+@claims.rule(
+    "C19",
+    quantity="one real Transformer layer's parameters against 12d², and 12·L·d² against N for each row of the "
+    "article's table (125M to 175B)",
+    inputs={"layer_ratio": "parameters of a torch layer / 12d²", "worst_large_err": "largest |12·L·d²/N − 1| for N ≥ 7B",
+            "worst_err": "largest |12·L·d²/N − 1| over all rows"},
+    thresholds={"layer_tol": 0.05, "tolerance": 0.1},
+    outcomes={
+        REFUTED: "a real layer is more than layer_tol off 12d², or the rule misses a model of 7B or more by more "
+        "than the tolerance",
+        CORRECTED: "it holds within the tolerance from 7B up but misses a smaller model by more",
+        CONFIRMED: "every row is within the tolerance",
+    },
+    examples={
+        REFUTED: {"layer_ratio": 1.0, "worst_large_err": 0.3, "worst_err": 0.3},
+        CORRECTED: {"layer_ratio": 1.0003, "worst_large_err": 0.08, "worst_err": 0.32},
+        CONFIRMED: {"layer_ratio": 1.0003, "worst_large_err": 0.08, "worst_err": 0.09},
+    },
+)
+def _c19(f, t):
+    if abs(f["layer_ratio"] - 1) > t["layer_tol"] or f["worst_large_err"] > t["tolerance"]:
+        return REFUTED
+    return CONFIRMED if f["worst_err"] <= t["tolerance"] else CORRECTED
+
+
+@claims.check("C19")
+def check_c19(r: WidthRule) -> claims.Verdict:
+    """Settle C19 from :func:`run_width_rule`."""
+
+    def evidence(v: str) -> str:
+        per = ", ".join(f"{_size(row['N'])} {row['error']:+.0%}" for row in r.rows)
+        head = (
+            f"A torch Transformer layer at d = {r.layer_d:,} has {r.layer_params:,} parameters, {r.layer_ratio:.4f} × 12d² "
+            f"(the rest is biases and norms): the formula is a parameter count. Against the article's rows 12·L·d² "
+            f"gives {per}. "
+        )
+        tail = (
+            f"Adding the token table (GPT-3's 50,257 ids) brings the 125M row to {r.small_err_with_table:+.0%}: what "
+            "the rule leaves out matters at small N. d ≈ sqrt(N/12L) is the same count solved for d, not a scaling law "
+            "that prescribes the width."
+        )
+        return head + {
+            CONFIRMED: f"Every row is within {r.worst_err:.0%}. " + tail,
+            CORRECTED: f"From 7B up it is within {r.worst_large_err:.0%}; the smallest model is off by "
+                       f"{abs(r.rows[0]['error']):.0%}. " + tail,
+            REFUTED: "The rule misses large models too. " + tail,
+        }[v]
+
+    figures = {"layer_ratio": r.layer_ratio, "worst_large_err": r.worst_large_err, "worst_err": r.worst_err}
+    return claims.judge("C19", figures, evidence, strength="exact counts; the article's own table")
+
+
+# --- C20: heads and the width ---------------------------------------------------------------------------
+
+
+@dataclass
+class Heads(Result):
+    """Head counts and widths: torch's MultiheadAttention, a hand-written attention with h·d_head ≠ d, and the
+    published configurations."""
+
+    torch_refuses: int  # 1 if nn.MultiheadAttention(100, 3) raises
+    decoupled_runs: int  # 1 if the hand-written attention with d = 100, 3 heads of 32 returns width 100
+    decoupled_matrices: int  # projection matrices it uses (Q, K, V, output)
+    n_configs: int
+    n_divisible: int  # configurations with d divisible by the head count
+    n_decoupled: int  # configurations whose heads are not d / h wide
+    decoupled_names: list[str] = field(default_factory=list)
+
+    def extra_glue(self) -> dict:
+        return {"divisible_share": self.n_divisible / self.n_configs}
+
+
+def decoupled_attention(x: torch.Tensor, weights: dict[str, torch.Tensor], heads: int) -> torch.Tensor:
+    """Self-attention whose ``heads`` heads together are ``W_q.shape[1]`` wide, whatever the width of ``x``."""
+    n, width = x.shape[0], weights["q"].shape[1]
+    q, k, v = ((x @ weights[w]).view(n, heads, width // heads).transpose(0, 1) for w in "qkv")
+    return F.scaled_dot_product_attention(q, k, v).transpose(0, 1).reshape(n, width) @ weights["o"]
+
+
+def run_heads(d: int = 100, heads: int = 3, head_width: int = 32) -> Heads:
+    """Ask torch for a ``d``-wide attention with ``heads`` heads; run a hand-written one whose heads are
+    ``head_width`` wide; count the published configurations in :data:`embedbook.sizing.MODELS`."""
+    try:
+        torch.nn.MultiheadAttention(d, heads)
+        refuses = 0
+    except (AssertionError, ValueError):
+        refuses = 1
+    gen = torch.Generator().manual_seed(0)
+    w = {k: torch.randn(d, heads * head_width, generator=gen) for k in "qkv"}
+    w["o"] = torch.randn(heads * head_width, d, generator=gen)
+    out = decoupled_attention(torch.randn(5, d, generator=gen), w, heads)
+    ms = sizing.MODELS
+    return Heads(torch_refuses=refuses, decoupled_runs=int(out.shape == (5, d)), decoupled_matrices=len(w),
+                 n_configs=len(ms), n_divisible=sum(m.d_divisible for m in ms),
+                 n_decoupled=sum(m.decoupled for m in ms), decoupled_names=[m.name for m in ms if m.decoupled])
+
+
+@claims.rule(
+    "C20",
+    quantity="the published configurations (sizing.MODELS): how many have d divisible by the head count, and how "
+    "many project Q, K and V to heads × d_head ≠ d; and whether an attention with such heads runs on the usual "
+    "four projection matrices",
+    inputs={"divisible_share": "share of configurations with d divisible by h",
+            "n_decoupled": "configurations with h·d_head ≠ d", "decoupled_runs": "1 if the hand-written attention runs"},
+    thresholds={"convention": 0.75},
+    outcomes={
+        REFUTED: "fewer than the share `convention` of the configurations have d divisible by h",
+        CORRECTED: "most do, but some published model (n_decoupled ≥ 1) uses heads that do not split d, and such "
+        "an attention runs: a convention of implementations, not a requirement",
+        CONFIRMED: "every configuration has h·d_head = d",
+    },
+    examples={
+        REFUTED: {"divisible_share": 0.5, "n_decoupled": 8, "decoupled_runs": 1},
+        CORRECTED: {"divisible_share": 0.9, "n_decoupled": 4, "decoupled_runs": 1},
+        CONFIRMED: {"divisible_share": 1.0, "n_decoupled": 0, "decoupled_runs": 1},
+    },
+)
+def _c20(f, t):
+    if f["divisible_share"] < t["convention"]:
+        return REFUTED
+    return CORRECTED if f["n_decoupled"] >= 1 and f["decoupled_runs"] else CONFIRMED
+
+
+@claims.check("C20")
+def check_c20(r: Heads) -> claims.Verdict:
+    """Settle C20 from :func:`run_heads`."""
+    named = [sizing.model(n) for n in r.decoupled_names]
+
+    def evidence(v: str) -> str:
+        head = (
+            f"{r.n_divisible} of {r.n_configs} published configurations have d divisible by the head count (4,096 / 32 = "
+            f"{sizing.head_dim(4096, 32)}), and torch.nn.MultiheadAttention {'refuses' if r.torch_refuses else 'accepts'} "
+            "d = 100 with 3 heads. "
+        )
+        if not named:
+            return head + "No configuration decouples the heads from d."
+        detail = ", ".join(f"{m.name}: {m.heads} × {m.attention_width // m.heads} = {m.attention_width:,} with d = {m.d:,}"
+                           for m in named)
+        return head + (
+            f"But Q, K and V are projections from d to heads × d_head, and the output projection maps back to d, so "
+            f"the two need not agree — {detail}. A hand-written attention with d = 100 and 3 heads of 32 "
+            f"{'runs' if r.decoupled_runs else 'fails'} on the same {r.decoupled_matrices} projection matrices, no "
+            "extra layer: the projections just change shape (and cost in proportion to heads × d_head). "
+        ) + {CORRECTED: "Divisibility is a convention of common implementations, not a requirement.",
+             REFUTED: "Divisibility is not even the usual choice.",
+             CONFIRMED: ""}[v]
+
+    figures = {"divisible_share": r.n_divisible / r.n_configs, "n_decoupled": r.n_decoupled,
+               "decoupled_runs": r.decoupled_runs}
+    return claims.judge("C20", figures, evidence,
+                        strength=f"{r.n_configs} published configurations (cited); one forward pass")
+
+
+# --- C27: vocabulary sizes --------------------------------------------------------------------------------
+
+
+@dataclass
+class Vocabularies(Result):
+    """Vocabulary sizes of the decoder language models in :data:`embedbook.sizing.MODELS`, by year."""
+
+    low: int = 30_000
+    high: int = 100_000
+    n_recent: int = 0  # released 2024 or later (the article cites 2024 and 2025 work: "current" models)
+    n_older: int = 0
+    recent_in_range: float = 0.0
+    older_in_range: float = 0.0
+    recent_min: int = 0
+    recent_max: int = 0
+    since: int = 2024
+    recent: list[str] = field(default_factory=list)
+
+
+def run_vocabularies(since: int = 2024) -> Vocabularies:
+    """Share of the table's decoder models within 30K–100K ids, released from ``since`` on and before."""
+    dec = [m for m in sizing.MODELS if m.kind == "decoder"]
+    inside = lambda ms: sum(30_000 <= m.vocab <= 100_000 for m in ms) / len(ms)  # noqa: E731
+    recent, older = [m for m in dec if m.year >= since], [m for m in dec if m.year < since]
+    return Vocabularies(n_recent=len(recent), n_older=len(older), recent_in_range=inside(recent),
+                        older_in_range=inside(older), recent_min=min(m.vocab for m in recent),
+                        recent_max=max(m.vocab for m in recent), since=since,
+                        recent=[f"{m.name} {m.vocab:,}" for m in recent])
+
+
+@claims.rule(
+    "C27",
+    quantity="the share of the decoder language models in the configuration table (each cited) whose vocabulary "
+    "lies in 30K–100K: those released in 2024 or later (the article cites 2024 and 2025 work, so these are its "
+    "'current' models), and those released before",
+    inputs={"recent_in_range": "share of 2024+ models within 30K–100K", "older_in_range": "share of earlier ones"},
+    thresholds={"mainstream": 0.75},
+    outcomes={
+        CONFIRMED: "at least the share `mainstream` of the current models lie in the range",
+        CORRECTED: "fewer of the current models do, but at least `mainstream` of the earlier ones did",
+        REFUTED: "neither the current nor the earlier models mostly lie in the range",
+    },
+    examples={
+        CONFIRMED: {"recent_in_range": 0.8, "older_in_range": 0.9},
+        CORRECTED: {"recent_in_range": 0.0, "older_in_range": 0.91},
+        REFUTED: {"recent_in_range": 0.2, "older_in_range": 0.4},
+    },
+    basis=LITERATURE,
+)
+def _c27(f, t):
+    if f["recent_in_range"] >= t["mainstream"]:
+        return CONFIRMED
+    return CORRECTED if f["older_in_range"] >= t["mainstream"] else REFUTED
+
+
+@claims.check("C27")
+def check_c27(r: Vocabularies) -> claims.Verdict:
+    """Settle C27 from :func:`run_vocabularies`."""
+
+    def evidence(v: str) -> str:
+        head = (
+            f"{r.older_in_range:.0%} of the {r.n_older} decoder models released before {r.since} in the table lie in "
+            f"30K–100K ids; of the {r.n_recent} released since, {r.recent_in_range:.0%}: " + ", ".join(r.recent) + ". "
+        )
+        return head + {
+            CONFIRMED: "The range still describes current models.",
+            CORRECTED: f"The range described the previous generation; the current models have {r.recent_min / 1000:,.0f}K–"
+                       f"{r.recent_max / 1000:,.0f}K ids.",
+            REFUTED: "The range describes neither generation in this table.",
+        }[v]
+
+    figures = {"recent_in_range": r.recent_in_range, "older_in_range": r.older_in_range}
+    return claims.judge("C27", figures, evidence,
+                        strength=f"{r.n_recent + r.n_older} published configurations, each cited; a sample, not a census")
+
+
+# --- C35: the table's share of the model --------------------------------------------------------------------
+
+
+@dataclass
+class Shares(Result):
+    """The short article's 100K × 1,000 example, and the token tables' share of published models."""
+
+    product: int
+    example_share: float  # 100K × 1,000 table against 12·L·d² with L = example_layers
+    example_layers: int
+    minilm_table: int  # the bundled MiniLM's word table, counted from its weights
+    minilm_total: int
+    minilm_share: float
+    median_small: float  # median share of the models below 10B parameters
+    median_large: float  # median share from 10B up
+    n_small: int
+    n_large: int
+    rows: list[dict] = field(default_factory=list)
+
+
+def run_shares(encoder: torch.nn.Module, example_layers: int = 24, split: float = 10e9) -> Shares:
+    """Count ``encoder``'s parameters (:func:`embedbook.sizing.count_parameters`); compute the token tables' share
+    of every published configuration, and of a model of the example's size (V = 100,000, d = 1,000)."""
+    counts = sizing.count_parameters(encoder)
+    word = max(counts.tables.values())  # the token table is the largest
+    product = sizing.embedding_params(100_000, 1000)
+    rows = [{"model": m.name, "parameters": m.params, "share": m.embedding_share, "tables": m.tables,
+             "multilingual": m.multilingual} for m in sizing.MODELS]
+    small = [r["share"] for r in rows if r["parameters"] < split]
+    large = [r["share"] for r in rows if r["parameters"] >= split]
+    return Shares(product=product, example_layers=example_layers,
+                  example_share=product / (product + sizing.approx_params(example_layers, 1000)),
+                  minilm_table=word, minilm_total=counts.total, minilm_share=word / counts.total,
+                  median_small=statistics.median(small), median_large=statistics.median(large),
+                  n_small=len(small), n_large=len(large), rows=rows)
+
+
+@claims.rule(
+    "C35",
+    quantity="100,000 × 1,000 computed; the median share of all parameters in the token table(s) of the published "
+    "configurations below 10B parameters and from 10B up",
+    inputs={"product_exact": "1 if the product is 100,000,000", "median_small": "median share below 10B",
+            "median_large": "median share from 10B up"},
+    thresholds={"sizeable": 0.1},
+    outcomes={
+        REFUTED: "the product is wrong, or the share is below `sizeable` in both groups",
+        CORRECTED: "the product is right and the share is sizeable below 10B but not from 10B up",
+        CONFIRMED: "the product is right and the share is at least `sizeable` in both groups",
+    },
+    examples={
+        REFUTED: {"product_exact": 1, "median_small": 0.05, "median_large": 0.01},
+        CORRECTED: {"product_exact": 1, "median_small": 0.22, "median_large": 0.006},
+        CONFIRMED: {"product_exact": 1, "median_small": 0.22, "median_large": 0.12},
+    },
+)
+def _c35(f, t):
+    if not f["product_exact"] or max(f["median_small"], f["median_large"]) < t["sizeable"]:
+        return REFUTED
+    return CONFIRMED if min(f["median_small"], f["median_large"]) >= t["sizeable"] else CORRECTED
+
+
+@claims.check("C35")
+def check_c35(r: Shares) -> claims.Verdict:
+    """Settle C35 from :func:`run_shares`."""
+
+    def evidence(v: str) -> str:
+        head = (
+            f"100,000 × 1,000 = {r.product:,}. Next to {r.example_layers} layers of width 1,000 (12·L·d²) such a table is "
+            f"{r.example_share:.0%} of the model. The bundled MiniLM, counted from its weights, spends {r.minilm_table:,} "
+            f"of {r.minilm_total:,} parameters ({r.minilm_share:.0%}) on its token table. Over the published "
+            f"configurations the median share is {r.median_small:.0%} below 10B parameters ({r.n_small} models) and "
+            f"{r.median_large:.1%} from 10B up ({r.n_large}). "
+        )
+        return head + {
+            CONFIRMED: "A sizeable share at every scale in the table.",
+            CORRECTED: "A sizeable share for small models, which fades with scale: the table grows with d, the layers "
+                       "with L·d².",
+            REFUTED: "Not a sizeable share in this table.",
+        }[v]
+
+    figures = {"product_exact": int(r.product == 100_000_000), "median_small": r.median_small,
+               "median_large": r.median_large}
+    return claims.judge("C35", figures, evidence,
+                        strength=f"one model counted from its weights; {r.n_small + r.n_large} cited configurations")
+
+
+# --- C36: multilingual tables ---------------------------------------------------------------------------------
+
+PAIRS = [  # (monolingual, multilingual) of the same width
+    ("BERT-base", "mBERT (base, multilingual)"), ("BERT-base", "XLM-R base"),
+    ("MiniLM-L6 (bundled)", "Multilingual MiniLM-L12"), ("LLaMA-7B", "BLOOM-7B1"),
+]
+
+
+@dataclass
+class Multilingual(Result):
+    """Token tables of monolingual and multilingual models of the same width."""
+
+    rows: list[dict] = field(default_factory=list)
+    n_pairs: int = 0
+    n_thicker: int = 0
+    min_ratio: float = 0.0
+    big_monolingual: list[str] = field(default_factory=list)  # monolingual models with 100K+ ids
+
+
+def run_multilingual(pairs: list[tuple[str, str]] = PAIRS) -> Multilingual:
+    """Compare the token tables of each (monolingual, multilingual) pair of the same width."""
+    rows = []
+    for mono, multi in pairs:
+        a, b = sizing.model(mono), sizing.model(multi)
+        if a.d != b.d:
+            raise ValueError(f"{mono} and {multi} differ in width ({a.d} and {b.d}); compare models of the same d")
+        rows.append({"monolingual": mono, "multilingual": multi, "d": a.d, "mono table (M)": a.embedding_params / 1e6,
+                     "multi table (M)": b.embedding_params / 1e6, "ratio": b.embedding_params / a.embedding_params,
+                     "mono share": a.embedding_share, "multi share": b.embedding_share})
+    big = [f"{m.name} ({m.vocab:,})" for m in sizing.MODELS if not m.multilingual and m.vocab >= 100_000]
+    return Multilingual(rows=rows, n_pairs=len(rows), n_thicker=sum(r["ratio"] > 1 for r in rows),
+                        min_ratio=min(r["ratio"] for r in rows), big_monolingual=big)
+
+
+@claims.rule(
+    "C36",
+    quantity="for pairs of published models of the same width, one monolingual and one multilingual: whether the "
+    "multilingual token table is larger",
+    inputs={"n_pairs": "pairs compared", "n_thicker": "pairs where the multilingual table is larger"},
+    outcomes={
+        CONFIRMED: "it is larger in every pair",
+        CORRECTED: "it is larger in at least half of the pairs, not all",
+        REFUTED: "it is larger in fewer than half",
+    },
+    examples={
+        CONFIRMED: {"n_pairs": 4, "n_thicker": 4},
+        CORRECTED: {"n_pairs": 4, "n_thicker": 3},
+        REFUTED: {"n_pairs": 4, "n_thicker": 1},
+    },
+    basis=LITERATURE,
+)
+def _c36(f, t):
+    if f["n_thicker"] == f["n_pairs"]:
+        return CONFIRMED
+    return CORRECTED if 2 * f["n_thicker"] >= f["n_pairs"] else REFUTED
+
+
+@claims.check("C36")
+def check_c36(r: Multilingual) -> claims.Verdict:
+    """Settle C36 from :func:`run_multilingual`."""
+
+    def evidence(v: str) -> str:
+        pairs = "; ".join(f"{row['monolingual']} {row['mono table (M)']:,.1f}M against {row['multilingual']} "
+                          f"{row['multi table (M)']:,.1f}M (×{row['ratio']:.1f}, d = {row['d']:,})" for row in r.rows)
+        tail = {
+            CONFIRMED: f"The multilingual table is larger in all {r.n_pairs} pairs: more languages, more ids. ",
+            CORRECTED: f"The multilingual table is larger in {r.n_thicker} of {r.n_pairs} pairs. ",
+            REFUTED: f"The multilingual table is larger in only {r.n_thicker} of {r.n_pairs} pairs. ",
+        }[v]
+        if r.big_monolingual:
+            tail += ("The number of ids is a design choice, though: " + ", ".join(r.big_monolingual)
+                     + " is trained mainly on English and still has a table as thick as multilingual ones.")
+        return pairs + ". " + tail
+
+    return claims.judge("C36", {"n_pairs": r.n_pairs, "n_thicker": r.n_thicker}, evidence,
+                        strength=f"{r.n_pairs} pairs of published configurations (cited)")
