@@ -11,7 +11,7 @@ from typing import Sequence
 import numpy as np
 import torch
 
-__all__ = ["SeedEffect", "power_law_exponent", "seed_effect", "spearman", "unit_rows"]
+__all__ = ["SeedEffect", "partial_spearman", "power_law_exponent", "seed_effect", "spearman", "unit_rows"]
 
 
 def _vector(values: Sequence[float], name: str) -> np.ndarray:
@@ -62,6 +62,38 @@ def spearman(x: Sequence[float], y: Sequence[float]) -> float:
     if np.ptp(a) == 0 or np.ptp(b) == 0:
         raise ValueError("spearman is undefined for a constant sequence")
     return float(spearmanr(a, b).statistic)
+
+
+def partial_spearman(x: Sequence[float], y: Sequence[float], controls: Sequence[Sequence[float]]) -> float:
+    """Spearman correlation of ``x`` and ``y`` with ``controls`` held fixed: the Pearson correlation of the
+    ranks of ``x`` and ``y`` after each is regressed (least squares, with an intercept) on the ranks of
+    every control.
+
+    Raises:
+        ValueError: as :func:`spearman`, for ``x``, ``y`` or any control; no controls given; or nothing
+            left of ``x`` or ``y`` once the controls are regressed out.
+    """
+    from scipy.stats import rankdata
+
+    spearman(x, y)  # validates x and y
+    if not len(controls):
+        raise ValueError("give at least one control; without one, use spearman")
+    ranked = []
+    for i, c in enumerate(controls):
+        c = _vector(c, f"control {i}")
+        if len(c) != len(x) or np.ptp(c) == 0:
+            raise ValueError(f"control {i} must be a non-constant sequence of {len(x)} values, got {len(c)} values")
+        ranked.append(rankdata(c))
+    design = np.column_stack([np.ones(len(x)), *ranked])
+
+    def residual(v):
+        r = rankdata(_vector(v, "values"))
+        return r - design @ np.linalg.lstsq(design, r, rcond=None)[0]
+
+    rx, ry = residual(x), residual(y)
+    if np.allclose(rx, 0) or np.allclose(ry, 0):
+        raise ValueError("the controls explain x or y entirely: no partial correlation is left to measure")
+    return float(np.corrcoef(rx, ry)[0, 1])
 
 
 def unit_rows(matrix, zero: str = "raise"):
