@@ -383,7 +383,7 @@ def train(model: TinyLM, train_ids: torch.LongTensor, val_ids: torch.LongTensor,
           warmup: int = 0, eval_every: int = 50, seed: int = 0, progress: bool = True,
           extra_fn: Callable[[torch.Tensor], torch.Tensor] | None = None, weight_decay: float = 0.0,
           clip: float | None = 1.0, eval_batches: int | None = None, patience: int | None = None,
-          min_delta: float = 0.0) -> History:
+          min_delta: float = 0.0, on_eval: Callable[[int, "TinyLM"], None] | None = None) -> History:
     """Train ``model`` on random windows of ``train_ids``, evaluating on ``val_ids`` at step 0, every
     ``eval_every`` steps and at the end.
 
@@ -404,6 +404,8 @@ def train(model: TinyLM, train_ids: torch.LongTensor, val_ids: torch.LongTensor,
         patience: early stopping: stop once the validation loss has not improved by ``min_delta`` for
             ``patience`` evaluations, and restore the best weights (None: train all ``steps``).
         min_delta: the improvement (nats) that counts for early stopping.
+        on_eval: optional ``on_eval(step, model)`` called after each evaluation (step 0 included), e.g. to
+            record a statistic of the weights along the way.
 
     Returns:
         the :class:`History` (losses, best step, whether a plateau was reached, throughput).
@@ -447,6 +449,8 @@ def train(model: TinyLM, train_ids: torch.LongTensor, val_ids: torch.LongTensor,
                 best_state = {k: v.detach().clone() for k, v in model.state_dict().items()}
         else:
             stale += 1
+        if on_eval is not None:
+            on_eval(step, model)
 
     model.train()
     record(0, evaluate(model, train_ids, batch_size=batch_size, max_batches=eval_batches or 20, extra_fn=extra_fn))
