@@ -192,6 +192,31 @@ def run_chapter(
     return out, time.perf_counter() - start
 
 
+def execute_into_cache(cache_dir: Path | None = None, timeout: int = CELL_TIMEOUT) -> dict:
+    """Execute every chapter except the verdicts chapter at full size into the jupyter-cache that the book
+    build reads (``execute_notebooks: cache`` in ``_config.yml``), one per core at a time. The cache is emptied first, so every build executes every chapter; the build then executes only
+    what reads the chapters' results (the verdicts chapter, the register, the status page).
+
+    Returns:
+        ``{"succeeded": [...], "failed": [...]}`` chapter paths; a failed chapter is executed again by the
+        build, which then stops with its traceback.
+    """
+    from jupyter_cache import get_cache
+    from jupyter_cache.executors import load_executor
+
+    base = root()
+    cache = get_cache(str(cache_dir or base / "_build" / ".jupyter_cache"))
+    cache.clear_cache()
+    for nb in cache.list_project_records():
+        cache.remove_nb_from_project(nb.uri)
+    for name in chapters(base):
+        if name != "16_verdicts":
+            cache.add_nb_to_project(str(chapter_path(name, base)))
+    executor = load_executor("local-parallel" if (os.cpu_count() or 1) > 1 else "local-serial", cache=cache)
+    result = executor.run_and_cache(timeout=timeout)
+    return {"succeeded": list(result.succeeded), "failed": list(result.excepted) + list(result.errored)}
+
+
 # --- glue ----------------------------------------------------------------------------------------------
 
 
