@@ -1,5 +1,6 @@
-"""Tests for embedbook.contextual: measures on synthetic data with known answers, the real
-MiniLM's word alignment and layer-0 attention, and bad input."""
+"""Tests for embedbook.contextual: Ethayarajh's measures on synthetic data with known answers, the three
+MEV readings against reference implementations, the real MiniLM's word alignment, pooling, FLOP counts and
+layer-0 attention, and bad input; plus the chapter experiments' checks on the real model."""
 
 from __future__ import annotations
 
@@ -12,25 +13,26 @@ from embedbook import claims, contextual as cx, data
 
 @pytest.fixture(scope="module")
 def enc():
-    return data.load_encoder("minilm")
+    return data.load_encoder("minilm", device="cpu")
 
 
 # --- measures on synthetic data ---------------------------------------------------------------------
 
 
-def test_identical_vectors_give_self_similarity_and_mev_one():
+def test_identical_vectors():
     x = np.tile(np.arange(1.0, 6.0), (4, 1))
     assert cx.self_similarity(x) == pytest.approx(1.0)
-    assert cx.mev(x) == pytest.approx(1.0)
     assert cx.intra_similarity(x) == pytest.approx(1.0)
+    for method in cx.MEV_METHODS:  # a static vector: one direction explains everything
+        assert cx.mev(x, method) == pytest.approx(1.0)
 
 
 def test_orthogonal_vectors():
     x = np.eye(5) * 3.0
     assert cx.self_similarity(x) == pytest.approx(0.0)
-    assert cx.mev(x) == pytest.approx(1 / 5)  # uncentred: 5 equal singular values
+    assert cx.mev(x) == pytest.approx(1 / 5)  # the paper's formula: 5 equal singular values
     # centred: rank 4 with equal eigenvalues -> exactly the floor 1/(n-1)
-    assert cx.mev(x, center=True) == pytest.approx(cx.mev_floor(5, 5)) == pytest.approx(1 / 4)
+    assert cx.mev(x, "centred") == pytest.approx(cx.mev_floor(5, 5)) == pytest.approx(1 / 4)
 
 
 def test_self_similarity_matches_pairwise_loop():
@@ -38,36 +40,70 @@ def test_self_similarity_matches_pairwise_loop():
     x = rng.normal(size=(7, 10))
     u = x / np.linalg.norm(x, axis=1, keepdims=True)
     pairs = [u[i] @ u[j] for i in range(7) for j in range(7) if i != j]
-    assert cx.self_similarity(x) == pytest.approx(np.mean(pairs))
+    assert cx.self_similarity(x) == pytest.approx(np.mean(pairs), abs=1e-6)
 
 
-def test_mev_matches_pca_and_respects_floor():
+@pytest.mark.parametrize("shape", [(2, 16), (5, 16), (30, 384), (400, 50)])
+def test_three_mev_readings_match_reference_implementations(shape):
     rng = np.random.default_rng(1)
-    for n in (2, 5, 30):
-        x = rng.normal(size=(n, 16))
-        c = x - x.mean(0)
-        s = np.linalg.svd(c, compute_uv=False) ** 2
-        assert cx.mev(x, center=True) == pytest.approx(s[0] / s.sum())
-        assert cx.mev(x, center=True) >= cx.mev_floor(n, 16) - 1e-12
+    x = rng.normal(size=shape) + 2.0  # a shared offset, as anisotropic vectors have
+    s = np.linalg.svd(x, compute_uv=False) ** 2
+    assert cx.mev(x, "paper") == pytest.approx(s[0] / s.sum())
+    # scikit-learn's TruncatedSVD: var(X v1) / total variance about the mean
+    vt = np.linalg.svd(x, full_matrices=False)[2]
+    assert cx.mev(x, "released") == pytest.approx((x @ vt[0]).var() / x.var(0).sum())
+    c = np.linalg.svd(x - x.mean(0), compute_uv=False) ** 2
+    assert cx.mev(x, "centred") == pytest.approx(c[0] / c.sum())
+    # PCA's first component maximises variance: the released reading can never exceed it
+    assert cx.mev(x, "released") <= cx.mev(x, "centred") + 1e-12
+    assert cx.mev(x, "centred") >= cx.mev_floor(shape[0], shape[1]) - 1e-12
+
+
+def test_shared_offset_fools_only_the_uncentred_formula():
+    x = np.random.default_rng(2).normal(size=(16, 384)) + 3.0
+    assert cx.mev(x, "paper") > 0.85
+    assert cx.mev(x, "released") < 0.05
+    assert cx.mev(x, "centred") < 0.2
+
+
+def test_mev_floor():
     assert cx.mev_floor(5, 384) == 0.25 and cx.mev_floor(5, 384, center=False) == 0.2
     assert cx.mev_floor(1000, 384) == 1 / 384
 
 
-def test_measure_layers_known_answers():
+def _synthetic():
     # layer 0: every word has one fixed vector (static); layer 1: pure noise
     rng = np.random.default_rng(2)
-    vocab = rng.normal(size=(6, 8))
+    vocab = rng.normal(size=(6, 8)) + 1.0
     sents = [rng.integers(0, 6, size=5) for _ in range(40)]
-    states = [np.stack([vocab[s], rng.normal(size=(5, 8))]) for s in sents]
+    states = [np.stack([vocab[s], rng.normal(size=(5, 8))]).astype(np.float32) for s in sents]
     occ = cx.occurrences([[str(w) for w in s] for s in sents], min_contexts=5)
-    m = cx.measure_layers(states, occ, n_random=200)
+    return states, occ
+
+
+def test_measure_layers_known_answers():
+    states, occ = _synthetic()
+    m = cx.measure_layers(states, occ, n_random=30)
     assert m.self_sim[0] == pytest.approx(1.0)
-    assert m.mev_raw[0] == pytest.approx(1.0)
+    assert m.mev["paper"][0] == pytest.approx(1.0) and m.mev["released"][0] == 1.0
     assert abs(m.self_sim[1]) < 0.2
-    assert m.mev_centred[1] >= m.mev_floor - 1e-12
-    assert m.table().shape == (2, 9)
-    again = cx.measure_layers(states, occ, n_random=200)
+    assert m.mev["centred"][1] >= m.mev_floor - 1e-12
+    assert m.n_words == len(occ) and m.n_contexts == sum(len(v) for v in occ.values())
+    assert m.n_random == 30 and m.n_sentences == 40 and m.dim == 8
+    adj = m.adjusted()
+    assert set(adj) == {"self_sim", "intra_sim", "mev_paper", "mev_released", "mev_centred"}
+    np.testing.assert_allclose(m.adjusted_per_word("paper").mean(0), adj["mev_paper"])
+    np.testing.assert_allclose(m.adjusted_per_word("centred").mean(0), adj["mev_centred"])
+    assert m.table().shape == (2, 5 + 3 * 3)
+    again = cx.measure_layers(states, occ, n_random=30)
     assert np.array_equal(again.base_cos, m.base_cos)  # seeded: deterministic
+    with pytest.raises(ValueError, match="unknown MEV method"):
+        m.adjusted_per_word("pca")
+
+
+def test_measure_layers_caps_the_baseline_at_the_sentences():
+    states, occ = _synthetic()
+    assert cx.measure_layers(states, occ, n_random=1000).n_random == len(states)
 
 
 def test_occurrences_and_windows():
@@ -76,16 +112,27 @@ def test_occurrences_and_windows():
     assert occ == {"a": [(0, 0), (1, 0), (2, 1)]}  # one occurrence per sentence
     assert len(cx.occurrences(sents, min_contexts=2, max_contexts=2)["a"]) == 2
     assert cx.windows([list("abcdefg")], 3) == [list("abc"), list("def")]
+    assert cx.windows([list("abcdefg")], 2, limit=1) == [list("ab")]
 
 
-def test_loo_accuracy_ties_are_chance():
-    u = np.ones((6, 3)) / np.sqrt(3)
-    assert cx._loo_centroid_accuracy(u, np.array([0, 0, 0, 1, 1, 1])) == 0.5
+def test_nearest_centroid_accuracy():
+    u = np.ones((6, 3))
+    assert cx.nearest_centroid_accuracy(u, [0, 0, 0, 1, 1, 1]) == 0.5  # identical vectors: ties, chance
+    sep = np.vstack([np.tile([1.0, 0.1], (3, 1)), np.tile([0.1, 1.0], (3, 1))])
+    assert cx.nearest_centroid_accuracy(sep, [0, 0, 0, 1, 1, 1]) == 1.0
+    with pytest.raises(ValueError, match="at least 2"):
+        cx.nearest_centroid_accuracy(sep, [0, 1, 1, 1, 1, 1])
+    with pytest.raises(ValueError, match="one label per vector"):
+        cx.nearest_centroid_accuracy(sep, [0, 1])
 
 
-def test_attention_flops():
-    f = cx.attention_flops(10, 4)
-    assert f == {"projections": 640, "scores_and_mix": 800}
+def test_attention_shift():
+    p = torch.softmax(torch.randn(2, 3, 3), -1)
+    assert cx.attention_shift(p, p) == 0.0
+    one_hot = torch.eye(3).expand(2, 3, 3)
+    assert cx.attention_shift(one_hot, one_hot.roll(1, -1)) == pytest.approx(1.0)
+    with pytest.raises(ValueError, match="shapes differ"):
+        cx.attention_shift(p, p[:1])
 
 
 # --- bad input ---------------------------------------------------------------------------------------
@@ -96,24 +143,69 @@ def test_bad_input_measures():
         cx.self_similarity(np.ones((1, 3)))
     with pytest.raises(ValueError, match="at least 2 contexts"):
         cx.mev(np.ones((1, 3)))
-    with pytest.raises(ValueError, match="identical"):
-        cx.mev(np.ones((3, 3)), center=True)
+    with pytest.raises(ValueError, match="unknown MEV method"):
+        cx.mev(np.eye(3), "pca")
     with pytest.raises(ValueError, match="NaN"):
         cx.self_similarity(np.array([[1.0, np.nan], [1.0, 2.0]]))
     with pytest.raises(ValueError, match="zero vector"):
         cx.self_similarity(np.zeros((2, 3)))
+    with pytest.raises(ValueError, match=r"\(n, d\)"):
+        cx.mev(np.ones(3))
     with pytest.raises(ValueError, match="absent from every sentence"):
         cx.word_matrix([np.zeros((1, 2, 3))], [], 0)
+    with pytest.raises(ValueError, match="layer must be"):
+        cx.word_matrix([np.zeros((1, 2, 3))], [(0, 0)], 5)
+    with pytest.raises(ValueError, match="outside the encoded sentences"):
+        cx.word_matrix([np.zeros((1, 2, 3))], [(3, 0)], 0)
     with pytest.raises(ValueError, match="no word occurs"):
         cx.occurrences([["a"], ["b"]], min_contexts=2)
-    with pytest.raises(ValueError, match="at least 2"):
+    with pytest.raises(ValueError, match="min_contexts"):
         cx.occurrences([["a"]], min_contexts=1)
+    with pytest.raises(ValueError, match="max_contexts"):
+        cx.occurrences([["a"], ["a"]], min_contexts=2, max_contexts=1)
     with pytest.raises(ValueError, match="n >= 2"):
         cx.mev_floor(1, 5)
+    with pytest.raises(ValueError, match="window size"):
+        cx.windows([["a", "b"]], 1)
     with pytest.raises(TypeError, match="list of word lists"):
         cx.word_states("a sentence", None, None)
+    states, occ = _synthetic()
+    with pytest.raises(ValueError, match="n_random"):
+        cx.measure_layers(states, occ, n_random=1)
+    with pytest.raises(ValueError, match="occ is empty"):
+        cx.measure_layers(states, {})
     with pytest.raises(ValueError, match="kind"):
         cx.with_table(torch.nn.Linear(2, 2), "sorted")
+
+
+def test_bad_input_model_side(enc):
+    tok, model = enc
+    with pytest.raises(TypeError, match="single string|list of strings"):
+        cx.sentence_vectors(tok, model, "one sentence")
+    with pytest.raises(ValueError, match="empty"):
+        cx.sentence_vectors(tok, model, [])
+    with pytest.raises(ValueError, match="empty sentence"):
+        cx.sentence_vectors(tok, model, ["a cat", "  "])
+    with pytest.raises(ValueError, match="batch_size"):
+        cx.sentence_vectors(tok, model, ["a cat"], batch_size=0)
+    with pytest.raises(ValueError, match="batch_size"):
+        cx.word_states([["a"]], tok, model, batch_size=0)
+    with pytest.raises(ValueError, match="non-empty string"):
+        cx.layer0_qkv(tok, model, "")
+    with pytest.raises(ValueError, match="non-empty string"):
+        cx.model_attentions(tok, model, "   ")
+    with pytest.raises(TypeError, match="non-empty list"):
+        cx.count_forward_flops(tok, model, "a sentence")
+    with pytest.raises(ValueError, match="seq_len"):
+        cx.forward_flops_per_token(model, 0)
+    with pytest.raises(TypeError, match="BERT-style"):
+        cx.layer0_qkv(tok, torch.nn.Linear(2, 2), "a cat")
+    with pytest.raises(ValueError, match="at least 2 paraphrase"):
+        cx.paraphrase_accuracy(tok, model, [("a", "b")])
+    with pytest.raises(ValueError, match="does not occur"):
+        cx.sense_study(tok, model, ["a pear", "the pear"], ["an apple", "apple pie"], word="pear")
+    with pytest.raises(ValueError, match="at least 2 sentences"):
+        cx.sense_study(tok, model, "an apple", ["apple pie", "apple inc"])
 
 
 def test_missing_model_folder():
@@ -127,7 +219,7 @@ def test_missing_model_folder():
 def test_word_states_shapes_and_piece_mean(enc):
     tok, model = enc
     sents = [["the", "unaffordable", "apple"], ["apple"]]
-    states = cx.word_states(sents, tok, model, progress=False)
+    states = cx.word_states(sents, tok, model)
     assert states[0].shape == (7, 3, 384) and states[1].shape == (7, 1, 384)
     # 'unaffordable' splits into several pieces: its vector is their mean
     e = tok(sents[0], is_split_into_words=True, return_tensors="pt")
@@ -136,32 +228,46 @@ def test_word_states_shapes_and_piece_mean(enc):
     idx = [t for t, w in enumerate(e.word_ids(0)) if w == 1]
     assert len(idx) > 1
     np.testing.assert_allclose(states[0][:, 1], torch.stack(h)[:, 0, idx].mean(1).numpy(), atol=1e-5)
-    again = cx.word_states(sents, tok, model, progress=False)
-    assert np.array_equal(again[0], states[0])
+    again = cx.word_states(sents, tok, model, batch_size=1)
+    np.testing.assert_allclose(again[0], states[0], atol=1e-5)
 
 
 def test_local_folder_goes_through_same_path():
-    # "bert-base-uncased" (online) takes the hub branch of the same loader; offline we test a folder path
-    tok, model = data.load_encoder(str(data.minilm_path()))
-    states = cx.word_states([["a", "cat"]], tok, model, progress=False)
+    tok, model = data.load_encoder(str(data.minilm_path()), device="cpu")
+    states = cx.word_states([["a", "cat"]], tok, model)
     assert states[0].shape == (model.config.num_hidden_layers + 1, 2, model.config.hidden_size)
 
 
 def test_too_long_sentence_raises(enc):
     tok, model = enc
     with pytest.raises(ValueError, match="positions"):
-        cx.word_states([["word"] * 600], tok, model, progress=False)
+        cx.word_states([["word"] * 600], tok, model)
+
+
+def test_sentence_vectors_mean_pool_and_unit_length(enc):
+    tok, model = enc
+    sents = ["a cat sat on the mat", "dogs bark", "the stock market fell sharply today"]
+    v = cx.sentence_vectors(tok, model, sents)
+    assert v.shape == (3, 384) and v.device == next(model.parameters()).device
+    assert torch.allclose(v.norm(dim=1), torch.ones(3), atol=1e-5)
+    e = tok(sents[1], return_tensors="pt")  # one sentence, no padding: a plain mean over its tokens
+    with torch.inference_mode():
+        mean = model(**e).last_hidden_state[0].mean(0)
+    assert torch.allclose(v[1], torch.nn.functional.normalize(mean, dim=0), atol=1e-5)
+    assert torch.allclose(cx.sentence_vectors(tok, model, sents, batch_size=1), v, atol=1e-5)  # padding-free
+    short = cx.sentence_vectors(tok, model, sents, max_length=4)
+    assert not torch.allclose(short[2], v[2], atol=1e-3)
 
 
 def test_layer0_attention_reproduced_exactly(enc):
     tok, model = enc
     sentence = "the bank raised its interest rate"
-    _, att = cx.model_attentions(tok, model, sentence)
+    tokens, att = cx.model_attentions(tok, model, sentence)
     mine = cx.layer0_qkv(tok, model, sentence)
-    assert mine["Q"].shape == (12, len(mine["tokens"]), 32)
-    assert torch.allclose(mine["probs"], att[0], atol=1e-5)
+    assert mine.Q.shape == (12, len(mine.tokens), 32) and mine.tokens == tokens
+    assert torch.allclose(mine.probs, att[0], atol=1e-5)
     plain = cx.layer0_qkv(tok, model, sentence, article_form=True)
-    assert not torch.allclose(plain["probs"], att[0], atol=1e-3)
+    assert not torch.allclose(plain.probs, att[0], atol=1e-3)
     assert model.config._attn_implementation == "sdpa"  # restored after the eager switch
 
 
@@ -178,65 +284,57 @@ def test_with_table_leaves_original(enc):
 
 def test_sense_study_lookup_is_static(enc):
     tok, model = enc
-    r = cx.sense_study(tok, model, a=cx.FRUIT[:3], b=cx.COMPANY[:3])
-    assert r["lookup_identical"] and r["lookup_acc"] == 0.5
-    assert len(r["across"]) == 7
-    with pytest.raises(ValueError, match="does not occur"):
-        cx.sense_study(tok, model, word="pear", a=cx.FRUIT[:2], b=cx.COMPANY[:2])
+    from embedbook.experiments.ch11_contextual import COMPANY, FRUIT
+
+    r = cx.sense_study(tok, model, FRUIT[:3], COMPANY[:3])
+    assert r.lookup_max_diff == 0.0 and r.lookup_accuracy == 0.5 and r.lookup_across == pytest.approx(1.0)
+    assert len(r.across) == 7 and r.n_a == r.n_b == 3
+    assert r.accuracy[-1] > r.lookup_accuracy
 
 
-def test_checks_registered_and_decide_from_numbers():
-    assert all(claims.has_check(c) for c in ("C10", "C11", "C24", "C46"))
-    good = {"diff_full": 1e-7, "diff_article": 0.9, "d": 384, "heads": 12, "has_bias": True}
-    assert claims.run("C24", result=good).verdict == claims.CORRECTED
-    assert claims.run("C24", result={**good, "diff_full": 0.5}).verdict == claims.REFUTED
-    assert claims.run("C24", result={**good, "diff_article": 1e-7}).verdict == claims.CONFIRMED
-
-
-def test_attention_shift_and_paraphrases(enc):
-    p = torch.softmax(torch.randn(2, 3, 3), -1)
-    assert cx.attention_shift(p, p) == 0.0
-    one_hot = torch.eye(3).expand(2, 3, 3)
-    assert cx.attention_shift(one_hot, one_hot.roll(1, -1)) == pytest.approx(1.0)
-    with pytest.raises(ValueError, match="shapes differ"):
-        cx.attention_shift(p, p[:1])
+def test_paraphrase_accuracy(enc):
     tok, model = enc
-    assert cx.paraphrase_accuracy(tok, model, cx.PARAPHRASES[:4]) > 0.9
-    with pytest.raises(ValueError, match="at least 2"):
-        cx.paraphrase_accuracy(tok, model, cx.PARAPHRASES[:1])
+    from embedbook.experiments.ch12_qkv import PARAPHRASES
+
+    assert cx.paraphrase_accuracy(tok, model, PARAPHRASES[:4]) > 0.9
 
 
-def _fake_measures(adj_mev: float) -> cx.LayerMeasures:
-    z = np.zeros(3)
-    return cx.LayerMeasures(
-        self_sim=z, intra_sim=z, mev_raw=z, mev_centred=z + 0.3 + adj_mev, base_cos=z, base_mev_raw=z,
-        base_mev_centred=z + 0.3, mev_floor=0.25, n_words=10, n_contexts=50, n_sentences=20,
-        per_word_mev_centred=np.zeros((10, 3)),
-    )
-
-
-def test_c11_c46_rules():
-    assert claims.run("C11", result=_fake_measures(0.01)).verdict == claims.CORRECTED
-    assert claims.run("C11", result=_fake_measures(0.10)).verdict == claims.REFUTED
-    r = {"loo_acc": [0.6, 0.8, 1.0], "lookup_acc": 0.5, "flops_per_token": 4e7, "seq_len": 12}
-    assert claims.run("C46", result=r).verdict == claims.CONFIRMED
-    assert claims.run("C46", result={**r, "flops_per_token": 1e3}).verdict == claims.REFUTED
-    assert claims.run("C46", result={**r, "loo_acc": [0.6, 0.6, 0.6]}).verdict == claims.REFUTED
-
-
-def test_forward_flops_per_token(enc):
+def test_flop_count_matches_the_formula(enc):
     tok, model = enc
-    dense = sum(p.numel() for n, p in model.named_parameters() if "embeddings" not in n)
-    assert cx.forward_flops_per_token(model, 10) == 2 * dense + model.config.num_hidden_layers * 4 * 10 * model.config.hidden_size
-    with pytest.raises(ValueError):
-        cx.forward_flops_per_token(model, 0)
+    sents = ["the apple was sweet and juicy", "a cat", "the new apple laptop has a faster chip"]
+    flops, tokens = cx.count_forward_flops(tok, model, sents)
+    one_by_one = [cx.count_forward_flops(tok, model, [s]) for s in sents]
+    assert flops == sum(f for f, _ in one_by_one) and tokens == sum(t for _, t in one_by_one)
+    for s, (f, t) in zip(sents, one_by_one):
+        pooler = 2 * model.config.hidden_size ** 2  # the pooler runs once per sentence, on [CLS]
+        assert f == pytest.approx(cx.forward_flops_per_token(model, t) * t + pooler, rel=1e-6)
+    assert model.config._attn_implementation == "sdpa"
 
 
-def test_table_swap_effects_kinds(enc):
+# --- the chapters' experiments on the real model ------------------------------------------------------
+
+
+def test_chapter11_checks_on_the_real_model(enc):
+    from embedbook.experiments import ch11_contextual as ch11
+
     tok, model = enc
-    with pytest.raises(ValueError, match="unknown table kind"):
-        cx.table_swap_effects(tok, model, "a cat", kinds=["sorted"])
-    r = cx.table_swap_effects(tok, model, "a cat sat", kinds=["shuffled"])
-    assert set(r) == {"original", "shuffled"}
-    assert r["original"]["shift_l0"] == 0.0 and r["original"]["final_cos"] == pytest.approx(1.0)
-    assert r["shuffled"]["shift_l0"] > 0.01
+    senses = ch11.run_senses(tok, model)
+    assert senses.max_row_diff == 0.0 and senses.max_layer0_diff <= 1e-5 and senses.repeated_tokens > 5
+    assert ch11.check_c10(senses).verdict == claims.CONFIRMED
+    cost = ch11.run_cost(tok, model, senses, copies=1, reps=1)
+    assert cost.cost_ratio > 1e4 and cost.lookup_flops_per_token == 0
+    assert cost.flops_per_token == pytest.approx(cost.flops_per_token_formula, rel=0.02)
+    v = ch11.check_c46(cost)
+    assert v.verdict in claims.rule_of("C46").outcomes and "operations per token" in v.evidence
+
+
+def test_chapter12_check_on_the_real_model(enc):
+    from embedbook.experiments import ch12_qkv as ch12
+
+    tok, model = enc
+    r = ch12.run_qkv(tok, model)
+    assert r.diff_full < 1e-5 < r.diff_no_bias and r.square == 1 and r.has_bias == 1
+    assert ch12.check_c24(r).verdict == claims.CORRECTED
+    swap = ch12.run_table_swap(tok, model, pairs=ch12.PARAPHRASES[:3])
+    assert swap.effects["original"]["shift_l0"] == 0.0 and swap.effects["shuffled"]["shift_l0"] > 0.01
+    assert "shuffled_final_cos" in swap.glued()

@@ -1,0 +1,167 @@
+"""Chapter 12, "From embeddings to Q, K, V": the measurements and the check of C24, and what a swapped
+embedding table does to the layers above it."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import torch
+
+from embedbook import claims, contextual
+from embedbook.book import Result
+from embedbook.claims import CONFIRMED, CORRECTED, REFUTED
+
+SENTENCE = "the cat sat on the mat because it was tired"
+
+PARAPHRASES = [
+    ("the cat is sleeping on the sofa", "a kitten naps on the couch"),
+    ("he bought a new car yesterday", "yesterday he purchased a new vehicle"),
+    ("the meeting was cancelled because of the storm", "bad weather forced them to call off the meeting"),
+    ("she is learning to play the piano", "she takes piano lessons"),
+    ("the stock market fell sharply today", "share prices dropped steeply today"),
+    ("the children are playing football in the park", "kids kick a ball around in the park"),
+    ("i need to see a doctor", "i should visit a physician"),
+    ("the restaurant serves excellent italian food", "that place makes great pasta and pizza"),
+]
+
+# --- C24: layer 0's Q, K, V rebuilt ----------------------------------------------------------------------
+
+
+@dataclass
+class QKV(Result):
+    """Layer 0's attention probabilities rebuilt three ways, against the model's own."""
+
+    sentence: str
+    n_tokens: int
+    d: int
+    heads: int
+    head_dim: int
+    square: int  # 1 if W_Q, W_K, W_V are d × d
+    has_bias: int  # 1 if the projections carry a bias
+    diff_full: float  # X = LayerNorm(token + position + segment), with biases: the model's form
+    diff_no_bias: float  # the same X, biases dropped
+    diff_article: float  # X = token + position, no LayerNorm, no biases: the article's Q = X W_Q
+    layer0: contextual.Layer0 = field(repr=False)
+    model_probs: torch.Tensor = field(repr=False)  # (heads, n, n), the model's own layer 0
+
+
+def run_qkv(tokenizer, model, sentence: str = SENTENCE) -> QKV:
+    """Rebuild layer 0's attention (:func:`embedbook.contextual.layer0_qkv`) in the model's form, without the
+    biases, and in the article's form, and compare each with the probabilities the model reports."""
+    tokens, att = contextual.model_attentions(tokenizer, model, sentence)
+    full = contextual.layer0_qkv(tokenizer, model, sentence)
+    plain = contextual.layer0_qkv(tokenizer, model, sentence, article_form=True)
+    attn = model.encoder.layer[0].attention.self
+    n, h = len(tokens), model.config.num_attention_heads
+    with torch.no_grad():
+        q, k = (full.X @ lin.weight.T for lin in (attn.query, attn.key))
+        q, k = (t.view(n, h, -1).transpose(0, 1) for t in (q, k))
+        no_bias = torch.softmax(q @ k.transpose(1, 2) / math.sqrt(q.shape[-1]), dim=-1)
+    d = model.config.hidden_size
+    return QKV(
+        sentence=sentence, n_tokens=n, d=d, heads=h, head_dim=d // h,
+        square=int(all(tuple(lin.weight.shape) == (d, d) for lin in (attn.query, attn.key, attn.value))),
+        has_bias=int(attn.query.bias is not None),
+        diff_full=float((full.probs - att[0]).abs().max()), diff_no_bias=float((no_bias - att[0]).abs().max()),
+        diff_article=float((plain.probs - att[0]).abs().max()), layer0=full, model_probs=att[0],
+    )
+
+
+@claims.rule(
+    "C24",
+    quantity="the largest difference between layer 0's attention probabilities as MiniLM reports them and as rebuilt "
+    "from its weights, (a) in the article's form Q = X W_Q with X = token + position rows, (b) in the model's form; "
+    "and whether W_Q, W_K, W_V are d × d",
+    inputs={"diff_article": "largest |rebuilt − model| in the article's form", "diff_full":
+            "largest |rebuilt − model| in the model's form", "square": "1 if the projections are d × d"},
+    thresholds={"rounding": 1e-5},
+    outcomes={
+        CONFIRMED: "the article's form reproduces the model's attention up to rounding, with d × d projections",
+        CORRECTED: "only the model's form does: X is the LayerNorm of token + position + segment rows and each "
+        "projection adds a bias",
+        REFUTED: "neither form reproduces it, or the projections are not d × d",
+    },
+    examples={
+        CONFIRMED: {"diff_article": 3e-7, "diff_full": 3e-7, "square": 1},
+        CORRECTED: {"diff_article": 0.6, "diff_full": 3e-7, "square": 1},
+        REFUTED: {"diff_article": 0.6, "diff_full": 0.4, "square": 1},
+    },
+)
+def _c24(f, t):
+    if not f["square"]:
+        return REFUTED
+    if f["diff_article"] <= t["rounding"]:
+        return CONFIRMED
+    return CORRECTED if f["diff_full"] <= t["rounding"] else REFUTED
+
+
+@claims.check("C24")
+def check_c24(r: QKV) -> claims.Verdict:
+    """Settle C24 from :func:`run_qkv`."""
+
+    def evidence(v: str) -> str:
+        shape = (f"W_Q, W_K and W_V are {r.d}×{r.d}, as stated, and each is used as {r.heads} heads of {r.head_dim} "
+                 f"columns" if r.square else f"the projections are not {r.d}×{r.d}")
+        head = (
+            f"Rebuilt from the weights for \"{r.sentence}\" ({r.n_tokens} tokens), layer 0's attention differs from the "
+            f"model's own by at most {r.diff_full:.1e} in the model's form, {r.diff_no_bias:.2f} when the biases are "
+            f"dropped, and {r.diff_article:.2f} in the article's form (probabilities run from 0 to 1). {shape}. "
+        )
+        return head + {
+            CONFIRMED: "The article's formula reproduces the model as written.",
+            CORRECTED: (
+                "The formula holds once X is read as the model builds it — token + position + segment rows, then "
+                "LayerNorm — and each projection keeps its bias: Q = X W_Qᵀ + b_Q in nn.Linear's layout."
+            ),
+            REFUTED: "Neither form reproduces the model's attention.",
+        }[v]
+
+    figures = {"diff_article": r.diff_article, "diff_full": r.diff_full, "square": r.square,
+               "diff_no_bias": r.diff_no_bias}
+    return claims.judge("C24", figures, evidence, strength="exact arithmetic on the real model's weights, one "
+                        "sentence; the model's own probabilities read with eager attention")
+
+
+# --- a swapped embedding table ------------------------------------------------------------------------------
+
+
+@dataclass
+class TableSwap(Result):
+    """What a shuffled or a random token table does to attention, to the final vectors and to sentence vectors.
+
+    ``effects[kind]`` for ``"original"``, ``"shuffled"`` and ``"random"``: ``shift_l0`` and ``shift_last`` (mean
+    total-variation distance of the attention from the original's, layer 0 and the last layer), ``final_cos`` (mean
+    cosine between the new and the original last-layer token vectors) and ``paraphrase_acc`` (how often a
+    sentence's vector is closer to its paraphrase than to another's; chance 0.5)."""
+
+    sentence: str
+    seed: int
+    n_pairs: int
+    effects: dict[str, dict[str, float]]
+
+    def extra_glue(self) -> dict:
+        return {f"{kind}_{k}": v for kind, e in self.effects.items() for k, v in e.items()}
+
+
+def run_table_swap(tokenizer, model, sentence: str = SENTENCE, seed: int = 0,
+                   pairs: list[tuple[str, str]] = PARAPHRASES) -> TableSwap:
+    """Replace the token table (:func:`embedbook.contextual.with_table`), keep every other weight, and measure."""
+    _, base = contextual.model_attentions(tokenizer, model, sentence)
+    enc = tokenizer(sentence, return_tensors="pt").to(next(model.parameters()).device)
+    with torch.inference_mode():
+        base_last = model(**enc).last_hidden_state[0]
+    effects = {}
+    for kind in ("original", "shuffled", "random"):
+        m = model if kind == "original" else contextual.with_table(model, kind, seed)
+        _, att = contextual.model_attentions(tokenizer, m, sentence)
+        with torch.inference_mode():
+            last = m(**enc).last_hidden_state[0]
+        effects[kind] = {
+            "shift_l0": contextual.attention_shift(att[0], base[0]),
+            "shift_last": contextual.attention_shift(att[-1], base[-1]),
+            "final_cos": float(torch.nn.functional.cosine_similarity(last, base_last, dim=-1).mean()),
+            "paraphrase_acc": contextual.paraphrase_accuracy(tokenizer, m, pairs),
+        }
+        del m
+    return TableSwap(sentence=sentence, seed=seed, n_pairs=len(pairs), effects=effects)
