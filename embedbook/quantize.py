@@ -1,41 +1,57 @@
 """Quantising an embedding table: int8 and packed int4, row-wise or per-tensor scales.
 
-``quantize`` turns a float table into a :class:`QuantizedTable` (codes plus scales, with exact
-byte accounting), ``dequantize`` turns it back, and :class:`QuantizedEmbedding` is a drop-in
-replacement for ``nn.Embedding`` that gathers codes and dequantises only the rows it looks up.
-Also: top-k neighbour overlap, fake-quantising parts of a BERT encoder (embedding table vs
-attention projections), and the lookup benchmark.
+:func:`quantize` turns a float ``[V, d]`` table into a :class:`QuantizedTable` (integer codes plus
+float32 scales, with exact byte accounting), :func:`dequantize` turns it back, and
+:class:`QuantizedEmbedding` is a drop-in replacement for ``nn.Embedding`` that stores the codes and
+dequantises only the rows it looks up, on the CPU or a GPU. :func:`fake_quantized` swaps chosen
+weights of a model for their quantised round trip for the length of a ``with`` block.
 
-Scheme: symmetric absmax. A row (or the whole table) with largest magnitude ``m`` gets scale
-``m / qmax`` with ``qmax`` = 127 (int8) or 7 (int4); codes are ``round(x / scale)``. An all-zero
-row gets scale 0 and codes 0, so it dequantises to exact zeros (no division by zero).
-int4 codes are stored as unsigned nibbles (code + 8), two per byte, so the dimension must be even.
+Scheme: symmetric absmax. A row (or the whole table) with largest magnitude ``m`` gets the scale
+``m / qmax`` with ``qmax`` = 127 (int8) or 7 (int4); the codes are ``round(x / scale)``, clamped to
+``[-qmax, qmax]``; dequantised, a value is ``code * scale``, at most half a step (``scale / 2``)
+from the original. An all-zero row gets scale 0 and codes 0, so it comes back as exact zeros.
+int4 codes are stored as unsigned nibbles (code + 8), two per byte, so ``d`` must be even.
 
-Used by chapters 13_quantize (C28, C29, C49) and 14_scaling.
+Everything runs on the device its inputs live on.
 """
 
 from __future__ import annotations
 
-import time
+import contextlib
+import re
 from dataclasses import dataclass
+from typing import Iterable, Iterator
 
 import numpy as np
 import torch
 
-from embedbook import claims
+from embedbook.lookup import validate_ids
+
+__all__ = [
+    "BITS", "QMAX", "SCHEMES", "QuantizedEmbedding", "QuantizedTable", "attention_linears", "dequantize",
+    "fake_quantized", "pack_int4", "quantize", "relative_error", "roundtrip", "unpack_int4",
+]
 
 BITS = (8, 4)
 SCHEMES = ("row", "tensor")
 QMAX = {8: 127, 4: 7}
 _HAS_FUSED = hasattr(torch.ops.quantized, "embedding_bag_byte_rowwise_offsets")
+_CHUNK = 1 << 18  # elements quantised at a time: temporaries stay at ~1 MB whatever the table's size
 
 
 @dataclass
 class QuantizedTable:
-    """A quantised ``[V, d]`` table: integer codes, float32 scales and the original shape.
+    """A quantised ``[V, d]`` table: integer codes, float32 scales, how they were made, the shape.
 
-    ``codes`` is ``int8 [V, d]`` for 8 bits and ``uint8 [V, d/2]`` (two nibbles a byte) for 4 bits;
-    ``scales`` is float32 ``[V]`` (row-wise) or ``[1]`` (per-tensor).
+    Attributes:
+        codes: ``int8 [V, d]`` for 8 bits; ``uint8 [V, d/2]`` for 4 bits (two nibbles a byte).
+        scales: float32, ``[V]`` (row-wise: one scale per row) or ``[1]`` (per-tensor).
+        bits: 8 or 4.
+        scheme: ``"row"`` or ``"tensor"``.
+        shape: ``(V, d)`` of the float table.
+
+    Raises:
+        TypeError, ValueError: fields that do not fit together (wrong dtype or shape), when built by hand.
     """
 
     codes: torch.Tensor
@@ -43,6 +59,30 @@ class QuantizedTable:
     bits: int
     scheme: str
     shape: tuple[int, int]
+
+    def __post_init__(self) -> None:
+        if self.bits not in BITS:
+            raise ValueError(f"bits must be one of {BITS}, got {self.bits!r}")
+        if self.scheme not in SCHEMES:
+            raise ValueError(f"scheme must be one of {SCHEMES}, got {self.scheme!r}")
+        if not isinstance(self.codes, torch.Tensor) or not isinstance(self.scales, torch.Tensor):
+            raise TypeError("codes and scales must be torch tensors; build a QuantizedTable with quantize(table)")
+        v, d = self.shape
+        want = (torch.int8, (v, d)) if self.bits == 8 else (torch.uint8, (v, d // 2))
+        if self.codes.dtype != want[0] or tuple(self.codes.shape) != want[1]:
+            raise ValueError(f"int{self.bits} codes for a {v}×{d} table must be {want[0]} of shape {want[1]}, "
+                             f"got {self.codes.dtype} {tuple(self.codes.shape)}")
+        n_scales = v if self.scheme == "row" else 1
+        if self.scales.dtype != torch.float32 or tuple(self.scales.shape) != (n_scales,):
+            raise ValueError(f"{self.scheme} scales must be float32 of shape ({n_scales},), "
+                             f"got {self.scales.dtype} {tuple(self.scales.shape)}")
+        if self.scales.device != self.codes.device:
+            raise ValueError(f"codes are on {self.codes.device} but scales on {self.scales.device}")
+
+    @property
+    def device(self) -> torch.device:
+        """Where the codes and scales live."""
+        return self.codes.device
 
     @property
     def nbytes(self) -> int:
@@ -56,26 +96,59 @@ class QuantizedTable:
 
     @property
     def ratio(self) -> float:
-        """Memory reduction against float32 (the articles' "4x / 8x")."""
+        """Memory reduction against float32 (the articles' "4× / 8×"), scales counted."""
         return self.fp32_bytes / self.nbytes
 
+    def to(self, device: torch.device | str) -> "QuantizedTable":
+        """The same table with its codes and scales on ``device`` (a new object; ``self`` is unchanged)."""
+        return QuantizedTable(self.codes.to(device), self.scales.to(device), self.bits, self.scheme, self.shape)
 
-def _check_table(table: torch.Tensor | np.ndarray) -> torch.Tensor:
-    t = torch.as_tensor(np.asarray(table) if isinstance(table, np.ndarray) else table)
-    if t.ndim != 2 or t.shape[0] == 0 or t.shape[1] == 0:
-        raise ValueError(f"table must be a non-empty 2-D [V, d] array, got shape {tuple(t.shape)}")
-    if not t.is_floating_point():
-        raise TypeError(f"table must be floating point, got {t.dtype}; convert it with .float()")
-    if not torch.isfinite(t).all():
-        bad = int((~torch.isfinite(t)).sum())
-        raise ValueError(f"table contains {bad} NaN/inf value(s); clean or clip the table before quantising")
-    return t.detach().float().cpu()
+
+def _as_table(table) -> torch.Tensor:
+    """A validated 2-D float tensor (same device, no copy when already a tensor)."""
+    if isinstance(table, torch.nn.Embedding):
+        raise TypeError("pass the embedding's weight (embedding.weight), or use QuantizedEmbedding.from_float(embedding)")
+    if isinstance(table, np.ndarray):
+        if not np.issubdtype(table.dtype, np.floating):
+            raise TypeError(f"table must hold floats, got a {table.dtype} array; convert it with .astype(np.float32)")
+        table = torch.from_numpy(np.ascontiguousarray(table))
+    if not isinstance(table, torch.Tensor):
+        raise TypeError(f"table must be a 2-D float torch.Tensor or NumPy array [V, d], got {type(table).__name__}")
+    if table.ndim != 2 or table.shape[0] == 0 or table.shape[1] == 0:
+        raise ValueError(f"table must be a non-empty 2-D [V, d] array, got shape {tuple(table.shape)}")
+    if not table.is_floating_point():
+        raise TypeError(f"table must be floating point, got {table.dtype}; convert it with .float()")
+    return table.detach()
+
+
+def _absmax(x: torch.Tensor, first_row: int) -> torch.Tensor:
+    """Largest magnitude of each row of ``x``; raises if a row holds NaN or infinity (max propagates both)."""
+    m = x.abs().amax(dim=1)
+    if not torch.isfinite(m).all():
+        bad = int((~torch.isfinite(m)).nonzero()[0, 0])
+        raise ValueError(f"table contains NaN or infinity (first in row {first_row + bad}); "
+                         "clean or clip the table before quantising")
+    return m
 
 
 def pack_int4(codes: torch.Tensor) -> torch.Tensor:
-    """Pack signed int4 codes in ``[-8, 7]`` (shape ``[V, d]``, d even) into ``uint8 [V, d/2]``."""
-    if codes.shape[-1] % 2:
-        raise ValueError(f"packed int4 needs an even dimension, got d={codes.shape[-1]}; pad the table by one column")
+    """Pack signed int4 codes, two per byte.
+
+    Args:
+        codes: integer tensor ``[..., d]`` with values in ``[-8, 7]`` and an even last dimension.
+
+    Returns:
+        ``uint8 [..., d/2]``: element ``2j`` in the low nibble and ``2j+1`` in the high one, each stored as
+        ``code + 8``.
+
+    Raises:
+        TypeError: not an integer tensor. ValueError: an odd last dimension, or a code outside ``[-8, 7]``.
+    """
+    if not isinstance(codes, torch.Tensor) or codes.is_floating_point() or codes.dtype == torch.bool:
+        raise TypeError("codes must be an integer torch.Tensor")
+    if codes.ndim == 0 or codes.shape[-1] % 2:
+        raise ValueError(f"packed int4 needs an even last dimension, got shape {tuple(codes.shape)}; "
+                         "pad the table by one column")
     if codes.numel() and (codes.min() < -8 or codes.max() > 7):
         raise ValueError("int4 codes must lie in [-8, 7]")
     u = (codes.to(torch.int16) + 8).to(torch.uint8)
@@ -83,339 +156,351 @@ def pack_int4(codes: torch.Tensor) -> torch.Tensor:
 
 
 def unpack_int4(packed: torch.Tensor) -> torch.Tensor:
-    """Inverse of :func:`pack_int4`: ``uint8 [..., d/2]`` to ``int8 [..., d]``."""
+    """Inverse of :func:`pack_int4`.
+
+    Args:
+        packed: ``uint8 [..., d/2]``.
+
+    Returns:
+        ``int8 [..., d]`` codes in ``[-8, 7]``.
+
+    Raises:
+        TypeError: not a uint8 tensor.
+    """
+    if not isinstance(packed, torch.Tensor) or packed.dtype != torch.uint8:
+        raise TypeError(f"packed must be a uint8 tensor, got {getattr(packed, 'dtype', type(packed).__name__)}")
     lo = (packed & 0x0F).to(torch.int8) - 8
     hi = (packed >> 4).to(torch.int8) - 8
     return torch.stack((lo, hi), dim=-1).flatten(-2)
 
 
 def quantize(table: torch.Tensor | np.ndarray, bits: int = 8, scheme: str = "row") -> QuantizedTable:
-    """Quantise a float ``[V, d]`` table to ``bits`` (8 or 4) with ``scheme`` ``"row"`` or ``"tensor"``.
+    """Quantise a float ``[V, d]`` table to int8 or packed int4 codes with float32 scales.
 
-    Raises ValueError for other bit widths or schemes, NaN/inf values, or an odd ``d`` with 4 bits.
+    Works on the table's device, a block of rows at a time, so a table of any size needs little
+    memory beyond its codes.
+
+    Args:
+        table: float tensor (any float dtype, any device) or NumPy array, shape ``[V, d]``.
+        bits: 8 or 4.
+        scheme: ``"row"`` (one scale per row: a large-norm row cannot crush the small ones) or
+            ``"tensor"`` (one scale for the whole table).
+
+    Returns:
+        a :class:`QuantizedTable` on the table's device.
+
+    Raises:
+        ValueError: other bit widths or schemes, NaN or infinity in the table, an empty or non-2-D
+            table, or an odd ``d`` with 4 bits. TypeError: not a float tensor or array.
     """
     if bits not in BITS:
         raise ValueError(f"bits must be one of {BITS}, got {bits!r}")
     if scheme not in SCHEMES:
         raise ValueError(f"scheme must be one of {SCHEMES}, got {scheme!r}")
-    t = _check_table(table)
-    if bits == 4 and t.shape[1] % 2:
-        raise ValueError(f"packed int4 needs an even dimension, got d={t.shape[1]}; pad the table by one column")
+    t = _as_table(table)
+    v, d = (int(n) for n in t.shape)
+    if bits == 4 and d % 2:
+        raise ValueError(f"packed int4 needs an even dimension, got d={d}; pad the table by one column")
     qmax = QMAX[bits]
-    absmax = t.abs().amax(dim=1) if scheme == "row" else t.abs().amax().reshape(1)
-    scales = absmax / qmax
-    safe = torch.where(scales > 0, scales, torch.ones_like(scales))  # zero rows: divide by 1, codes stay 0
-    div = safe[:, None] if scheme == "row" else safe
-    codes = torch.clamp(torch.round(t / div), -qmax, qmax).to(torch.int8)
-    if bits == 4:
-        codes = pack_int4(codes)
-    return QuantizedTable(codes, scales.float(), bits, scheme, (int(t.shape[0]), int(t.shape[1])))
+    step = max(1, _CHUNK // d)
+    blocks = [(s, min(s + step, v)) for s in range(0, v, step)]
+    if scheme == "tensor":  # one pass for the global absmax first
+        absmax = torch.zeros((), device=t.device)
+        for s, e in blocks:
+            absmax = torch.maximum(absmax, _absmax(t[s:e], s).amax())
+        scales = (absmax / qmax).reshape(1)
+    else:
+        scales = torch.empty(v, device=t.device)
+    codes = torch.empty((v, d if bits == 8 else d // 2), dtype=torch.int8 if bits == 8 else torch.uint8, device=t.device)
+    for s, e in blocks:
+        x = t[s:e].float()
+        if scheme == "row":
+            scales[s:e] = _absmax(x, s) / qmax
+            div = scales[s:e, None]
+        else:
+            div = scales
+        div = torch.where(div > 0, div, torch.ones_like(div))  # zero rows: divide by 1, the codes stay 0
+        c = torch.div(x, div).round_().clamp_(-qmax, qmax).to(torch.int8)
+        codes[s:e] = c if bits == 8 else pack_int4(c)
+    return QuantizedTable(codes, scales.float(), bits, scheme, (v, d))
 
 
 def _rows(q: QuantizedTable, ids: torch.Tensor) -> torch.Tensor:
-    """Dequantise the rows ``ids`` (any shape) to float32 ``[*ids.shape, d]``."""
+    """Dequantise the rows ``ids`` (any shape, on the table's device) to float32 ``[*ids.shape, d]``."""
     codes = q.codes[ids]
     if q.bits == 4:
         codes = unpack_int4(codes)
-    scale = q.scales[ids] if q.scheme == "row" else q.scales[0]
-    return codes.float() * (scale.unsqueeze(-1) if q.scheme == "row" else scale)
+    scale = q.scales[ids].unsqueeze(-1) if q.scheme == "row" else q.scales[0]
+    return codes.float() * scale
 
 
 def dequantize(q: QuantizedTable) -> torch.Tensor:
-    """The float32 ``[V, d]`` table that ``q`` represents."""
-    return _rows(q, torch.arange(q.shape[0]))
+    """The float32 ``[V, d]`` table that ``q`` stands for: ``code * scale`` for every value.
+
+    Args:
+        q: a :class:`QuantizedTable`.
+
+    Returns:
+        float32 ``[V, d]`` on ``q``'s device.
+
+    Raises:
+        TypeError: ``q`` is not a :class:`QuantizedTable`.
+    """
+    if not isinstance(q, QuantizedTable):
+        raise TypeError(f"dequantize takes a QuantizedTable (from quantize), got {type(q).__name__}")
+    return _rows(q, torch.arange(q.shape[0], device=q.device))
 
 
 def roundtrip(table: torch.Tensor | np.ndarray, bits: int = 8, scheme: str = "row") -> torch.Tensor:
-    """``dequantize(quantize(table, bits, scheme))``: the table as the quantised model sees it."""
+    """``dequantize(quantize(table, bits, scheme))``: the table as the quantised model sees it.
+
+    Args:
+        table, bits, scheme: as :func:`quantize`.
+
+    Returns:
+        float32 ``[V, d]`` on the table's device.
+
+    Raises:
+        as :func:`quantize`.
+    """
     return dequantize(quantize(table, bits, scheme))
 
 
-def relative_error(table: torch.Tensor | np.ndarray, approx: torch.Tensor) -> float:
-    """Frobenius-norm relative error ``||A - B|| / ||A||``."""
-    a = _check_table(table)
-    if a.shape != approx.shape:
-        raise ValueError(f"shapes differ: {tuple(a.shape)} vs {tuple(approx.shape)}")
-    return float((a - approx.float()).norm() / a.norm().clamp_min(1e-30))
+def relative_error(table: torch.Tensor | np.ndarray, approx: torch.Tensor | np.ndarray) -> float:
+    """Frobenius-norm relative error ``||A - B|| / ||A||`` (0 whenever ``B`` equals ``A``).
+
+    Args:
+        table: the original ``[V, d]`` table ``A``.
+        approx: its approximation ``B`` (e.g. :func:`roundtrip`), same shape and device.
+
+    Returns:
+        the relative error, a float ``>= 0``.
+
+    Raises:
+        ValueError: shapes or devices differ, NaN/infinity, or an all-zero ``A`` that ``B`` differs from.
+        TypeError: not float tensors or arrays.
+    """
+    a, b = _as_table(table).float(), _as_table(approx).float()
+    if a.shape != b.shape:
+        raise ValueError(f"shapes differ: {tuple(a.shape)} vs {tuple(b.shape)}")
+    if a.device != b.device:
+        raise ValueError(f"the table is on {a.device} but the approximation on {b.device}; move one with .to(...)")
+    if not (torch.isfinite(a).all() and torch.isfinite(b).all()):
+        raise ValueError("NaN or infinity in a table: the error is undefined")
+    diff, norm = float((a - b).norm()), float(a.norm())
+    if diff == 0.0:
+        return 0.0
+    if norm == 0.0:
+        raise ValueError("the table is all zeros: a relative error against it is undefined; compare absolute errors")
+    return diff / norm
+
+
+def _as_float32(raw: torch.Tensor) -> torch.Tensor:
+    """``[n, 4]`` uint8 bytes read as ``[n, 1]`` float32 (a fresh copy: the view needs 4-byte alignment)."""
+    return raw.clone(memory_format=torch.contiguous_format).view(torch.float32)
 
 
 class QuantizedEmbedding(torch.nn.Module):
     """Drop-in replacement for ``nn.Embedding`` that stores int8/int4 codes and dequantises on lookup.
 
-    With ``fused=True`` (the default) an int8 row-wise table is stored in the layout of PyTorch's
-    fused FBGEMM kernel (``torch.ops.quantized.embedding_bag_byte_rowwise_offsets``): per row the
-    codes shifted to uint8, then a float32 scale and a float32 offset (``-128 * scale``). It returns
-    exactly the same values as the plain path but costs 4 more bytes per row; ``nbytes`` counts them.
+    Call it with integer ids of any shape and integer dtype; it returns float32 ``[*ids.shape, d]``,
+    equal to ``dequantize(table)[ids]``. It works on whatever device its buffers live on
+    (``.to("cuda")`` moves it); ids must be on the same device.
+
+    On the CPU an int8 row-wise table is stored by default in the layout of PyTorch's fused FBGEMM
+    kernel (``torch.ops.quantized.embedding_bag_byte_rowwise_offsets``): per row the codes shifted to
+    uint8, then a float32 scale and a float32 offset (``-128 * scale``), so the gather and the
+    dequantisation happen in one pass. That layout costs 4 more bytes a row (``nbytes`` counts them)
+    and gives exactly the same values. The fused kernel is CPU-only: on other devices the same
+    buffer is gathered and dequantised with plain tensor operations.
+
+    Args:
+        q: a :class:`QuantizedTable` (from :func:`quantize`); to start from floats use :meth:`from_float`.
+        fused: use the fused CPU layout; ``None`` (default) uses it for int8 row-wise tables on the CPU.
+
+    Raises:
+        TypeError: ``q`` is not a :class:`QuantizedTable`. ValueError: ``fused=True`` for a table the
+            fused kernel cannot serve (int4, per-tensor scales, or a PyTorch built without it).
     """
 
-    def __init__(self, q: QuantizedTable, fused: bool = True):
+    def __init__(self, q: QuantizedTable, fused: bool | None = None):
         super().__init__()
+        if not isinstance(q, QuantizedTable):
+            raise TypeError(f"QuantizedEmbedding takes a QuantizedTable, got {type(q).__name__}; "
+                            "to start from a float table use QuantizedEmbedding.from_float(table, bits)")
         self.bits, self.scheme, self.shape = q.bits, q.scheme, q.shape
         self.num_embeddings, self.embedding_dim = q.shape
-        self.fused = bool(fused and q.bits == 8 and q.scheme == "row" and _HAS_FUSED)
+        can_fuse = q.bits == 8 and q.scheme == "row" and _HAS_FUSED
+        if fused is None:
+            fused = can_fuse and q.device.type == "cpu"
+        elif fused and not can_fuse:
+            raise ValueError("the fused layout serves int8 row-wise tables only (and needs PyTorch's quantized ops); "
+                             "pass fused=None or False")
+        self.fused = bool(fused)
         if self.fused:
             shifted = (q.codes.to(torch.int16) + 128).to(torch.uint8)
             scale = q.scales[:, None].contiguous()
-            self.register_buffer("packed", torch.cat([shifted, scale.view(torch.uint8),
-                                                      (-128 * scale).view(torch.uint8)], dim=1))
-            self.register_buffer("offsets", torch.arange(0))
+            self.register_buffer("packed", torch.cat([shifted, scale.view(torch.uint8), (-128 * scale).view(torch.uint8)], 1))
         else:
             self.register_buffer("codes", q.codes)
             self.register_buffer("scales", q.scales)
+        self._offsets = torch.arange(0)  # one bag per id for the fused kernel; grown on demand, not state
 
     @classmethod
-    def from_float(cls, weight: torch.Tensor | torch.nn.Embedding, bits: int = 8, scheme: str = "row",
-                   fused: bool = True) -> "QuantizedEmbedding":
-        """Build from a float table or an ``nn.Embedding``."""
+    def from_float(cls, weight: torch.Tensor | np.ndarray | torch.nn.Embedding, bits: int = 8, scheme: str = "row",
+                   fused: bool | None = None) -> "QuantizedEmbedding":
+        """Quantise a float table (or an ``nn.Embedding``'s weight) and wrap it.
+
+        Args:
+            weight: ``[V, d]`` float tensor or array, or an ``nn.Embedding``; the module lives on its device.
+            bits, scheme: as :func:`quantize`.
+            fused: as the class.
+
+        Returns:
+            the module.
+
+        Raises:
+            as :func:`quantize` and the class.
+        """
         w = weight.weight if isinstance(weight, torch.nn.Embedding) else weight
         return cls(quantize(w, bits, scheme), fused=fused)
 
+    def _buffer(self) -> torch.Tensor:
+        return self.packed if self.fused else self.codes
+
     @property
     def table(self) -> QuantizedTable:
-        """The stored codes and scales as a :class:`QuantizedTable`."""
+        """The stored codes and scales as a :class:`QuantizedTable` (on the module's device)."""
         if self.fused:
             d = self.embedding_dim
             codes = (self.packed[:, :d].to(torch.int16) - 128).to(torch.int8)
-            scales = self.packed[:, d:d + 4].contiguous().view(torch.float32).reshape(-1)
+            scales = _as_float32(self.packed[:, d:d + 4]).reshape(-1)
             return QuantizedTable(codes, scales, 8, "row", self.shape)
         return QuantizedTable(self.codes, self.scales, self.bits, self.scheme, self.shape)
 
     @property
     def nbytes(self) -> int:
-        """Bytes of the stored table: codes and scales (and, when fused, the per-row offsets).
-
-        The ``offsets`` scratch tensor for the kernel call is not part of the table and not counted.
-        """
-        return sum(b.numel() * b.element_size() for n, b in self.named_buffers() if n != "offsets")
+        """Bytes of the stored table: codes and scales (and, in the fused layout, the per-row offsets)."""
+        return sum(b.numel() * b.element_size() for b in self.buffers())
 
     @property
     def ratio(self) -> float:
         """Memory reduction of the stored buffers against a float32 table."""
         return self.shape[0] * self.shape[1] * 4 / self.nbytes
 
+    def extra_repr(self) -> str:
+        return f"{self.num_embeddings}, {self.embedding_dim}, bits={self.bits}, scheme={self.scheme!r}, fused={self.fused}"
+
     def forward(self, ids: torch.Tensor) -> torch.Tensor:
-        if ids.dtype not in (torch.int64, torch.int32):
-            raise TypeError(f"ids must be an integer tensor (int64/int32), got {ids.dtype}")
-        if not self.fused:
-            self._check_range(ids)
-            return _rows(QuantizedTable(self.codes, self.scales, self.bits, self.scheme, self.shape), ids)
+        """Rows for ``ids``.
+
+        Args:
+            ids: non-empty integer tensor of any shape, values in ``[0, V)``, on the module's device.
+
+        Returns:
+            float32 ``[*ids.shape, d]``.
+
+        Raises:
+            TypeError: not a tensor, or not integers. ValueError: empty, or on another device than the
+                table. IndexError: an id out of range.
+        """
+        ids = validate_ids(ids, self.num_embeddings)
+        where = self._buffer().device
+        if ids.device != where:
+            raise ValueError(f"ids are on {ids.device} but the table is on {where}; move one with .to(...)")
         flat = ids.reshape(-1)
-        if len(self.offsets) != len(flat):  # one bag per id: a bag of one row is that row
-            self.offsets = torch.arange(len(flat), device=flat.device)
-        try:  # the fused kernel checks the range itself; we only reword its message
+        if self.fused and where.type == "cpu":
+            if len(self._offsets) < len(flat):  # a bag of one row is that row
+                self._offsets = torch.arange(len(flat))
             out = torch.ops.quantized.embedding_bag_byte_rowwise_offsets(
-                self.packed, flat, self.offsets, False, 0, False, None, None, False)
-        except RuntimeError:
-            self._check_range(ids)
-            raise
+                self.packed, flat, self._offsets[: len(flat)], False, 0, False, None, None, False)
+        else:
+            out = self._plain_rows(flat)
         return out.reshape(*ids.shape, self.embedding_dim)
 
-    def _check_range(self, ids: torch.Tensor) -> None:
-        if ids.numel():
-            lo, hi = torch.aminmax(ids)
-            if lo < 0 or hi >= self.num_embeddings:
-                raise IndexError(f"ids must lie in [0, {self.num_embeddings}), got [{int(lo)}, {int(hi)}]")
+    def _plain_rows(self, flat: torch.Tensor) -> torch.Tensor:
+        """Gather and dequantise with plain tensor operations (any device): ``code * scale``."""
+        if not self.fused:
+            return _rows(QuantizedTable(self.codes, self.scales, self.bits, self.scheme, self.shape), flat)
+        d = self.embedding_dim
+        rows = self.packed.index_select(0, flat)
+        codes = rows[:, :d].to(torch.int16) - 128
+        scale = _as_float32(rows[:, d:d + 4])
+        return codes.float() * scale
 
 
-def topk_neighbours(table: torch.Tensor, queries: torch.Tensor, k: int = 10) -> torch.Tensor:
-    """Indices ``[len(queries), k]`` of each query row's k most cosine-similar rows (itself excluded)."""
-    if k <= 0 or k >= table.shape[0]:
-        raise ValueError(f"k must be in [1, {table.shape[0] - 1}], got {k}")
-    unit = table.float() / table.float().norm(dim=1, keepdim=True).clamp_min(1e-12)
-    sims = unit[queries] @ unit.T
-    sims[torch.arange(len(queries)), queries] = -float("inf")
-    return sims.topk(k, dim=1).indices
+# --- quantising parts of a model ---------------------------------------------------------------------
+
+_ATTENTION = ("attention.self.query", "attention.self.key", "attention.self.value", "attention.output.dense")
 
 
-def neighbour_overlap(table: torch.Tensor, approx: torch.Tensor, queries: torch.Tensor, k: int = 10) -> float:
-    """Mean fraction of each query's top-k neighbours in ``table`` that are also top-k in ``approx``."""
-    a, b = topk_neighbours(table, queries, k), topk_neighbours(approx, queries, k)
-    hits = [len(set(x.tolist()) & set(y.tolist())) for x, y in zip(a, b)]
-    return float(np.mean(hits) / k)
+def attention_linears(model: torch.nn.Module, layers: Iterable[int] | None = None) -> dict[str, torch.nn.Linear]:
+    """The query, key, value and output projections of a BERT-style model's attention blocks.
 
+    Args:
+        model: a Hugging Face BERT-style encoder (modules named ``…layer.<i>.attention.self.query`` etc.).
+        layers: block indices to keep (``None``: all).
 
-# --- C29: embedding table vs attention projections of a BERT encoder ------------------------------
+    Returns:
+        module name → ``nn.Linear``, in model order.
 
-
-def attention_linears(model: torch.nn.Module) -> list[torch.nn.Linear]:
-    """The query/key/value/output projections of every attention block of a BERT-style model."""
-    out = [m for name, m in model.named_modules() if isinstance(m, torch.nn.Linear)
-           and any(name.endswith(s) for s in ("attention.self.query", "attention.self.key",
-                                              "attention.self.value", "attention.output.dense"))]
-    if not out:
-        raise ValueError("no BERT-style attention projections (attention.self.query ...) found in this model")
-    return out
-
-
-@torch.no_grad()
-def fake_quantize(model: torch.nn.Module, part: str, bits: int = 8) -> dict[str, torch.Tensor]:
-    """Replace ``part`` (``"embedding"``: word-embedding table; ``"attention"``: Q/K/V/O weights) by its
-    row-wise quantise-dequantise round trip, in place. Returns the originals for :func:`restore`.
+    Raises:
+        ValueError: no such projections in the model, or a requested block it does not have.
     """
+    found = {name: m for name, m in model.named_modules()
+             if isinstance(m, torch.nn.Linear) and name.endswith(_ATTENTION)}
+    if not found:
+        raise ValueError("no BERT-style attention projections (…attention.self.query …) found in this model")
+    if layers is None:
+        return found
+    block = {name: int(m.group(1)) for name in found if (m := re.search(r"layer\.(\d+)\.attention", name))}
+    want = {int(i) for i in layers}
+    missing = sorted(want - set(block.values()))
+    if missing:
+        raise ValueError(f"the model has no attention block(s) {missing}; it has {sorted(set(block.values()))}")
+    return {name: m for name, m in found.items() if block.get(name) in want}
+
+
+def _weights(model: torch.nn.Module, part: str, layers: Iterable[int] | None) -> list[torch.nn.Parameter]:
     if part == "embedding":
-        params = {"emb": model.get_input_embeddings().weight}
-    elif part == "attention":
-        params = {f"att{i}": lin.weight for i, lin in enumerate(attention_linears(model))}
-    else:
-        raise ValueError(f"part must be 'embedding' or 'attention', got {part!r}")
-    saved = {}
-    for key, p in params.items():
-        saved[key] = p.detach().clone()
-        p.copy_(roundtrip(p, bits, "row").to(p.dtype))
-    return saved
+        if layers is not None:
+            raise ValueError("layers applies to part='attention' only")
+        return [model.get_input_embeddings().weight]
+    if part == "attention":
+        return [lin.weight for lin in attention_linears(model, layers).values()]
+    raise ValueError(f"part must be 'embedding' or 'attention', got {part!r}")
 
 
-@torch.no_grad()
-def restore(model: torch.nn.Module, part: str, saved: dict[str, torch.Tensor]) -> None:
-    """Undo :func:`fake_quantize`."""
-    if part == "embedding":
-        model.get_input_embeddings().weight.copy_(saved["emb"])
-    else:
-        for i, lin in enumerate(attention_linears(model)):
-            lin.weight.copy_(saved[f"att{i}"])
+@contextlib.contextmanager
+def fake_quantized(model: torch.nn.Module, part: str = "embedding", bits: int = 8,
+                   layers: Iterable[int] | None = None) -> Iterator[int]:
+    """Inside the ``with`` block, ``part`` of ``model`` holds its row-wise quantise-dequantise round trip.
 
+    The weights are overwritten in place (on their device) and restored when the block ends, even
+    on an error. A tied output head shares the input table, so it is quantised with it.
 
-@torch.no_grad()
-def sentence_embeddings(tok, model, sentences: list[str]) -> torch.Tensor:
-    """Mean-pooled last-layer sentence embeddings (the all-MiniLM recipe), L2-normalised."""
-    if not sentences:
-        raise ValueError("sentences must be a non-empty list of strings")
-    batch = tok(sentences, padding=True, truncation=True, max_length=64, return_tensors="pt")
-    batch = {k: v.to(next(model.parameters()).device) for k, v in batch.items()}
-    hidden = model(**batch).last_hidden_state
-    mask = batch["attention_mask"].unsqueeze(-1).float()
-    emb = (hidden * mask).sum(1) / mask.sum(1)
-    return torch.nn.functional.normalize(emb, dim=1).cpu()
+    Args:
+        model: a BERT-style model (``get_input_embeddings()``; attention named as in :func:`attention_linears`).
+        part: ``"embedding"`` (the input word table) or ``"attention"`` (the Q/K/V/output projections).
+        bits: 8 or 4, row-wise scales (for a ``Linear`` weight a row is an output channel).
+        layers: with ``part="attention"``, only these blocks.
 
+    Yields:
+        the number of parameters quantised.
 
-def similarity_shift(tok, model, sentences: list[str], part: str, bits: int) -> dict[str, float]:
-    """Change of the pairwise sentence-similarity matrix when only ``part`` is quantised to ``bits``.
-
-    Returns mean and max absolute change of the cosine scores, the Spearman correlation of the
-    scores with the float ones, and the number of parameters quantised.
+    Raises:
+        ValueError: an unknown part, bit width or block, or NaN/infinity in a weight.
     """
-    from scipy.stats import spearmanr
-
-    ref = sentence_embeddings(tok, model, sentences)
-    saved = fake_quantize(model, part, bits)
+    if bits not in BITS:
+        raise ValueError(f"bits must be one of {BITS}, got {bits!r}")
+    params = list({id(p): p for p in _weights(model, part, layers)}.values())
+    saved = [p.detach().clone() for p in params]
     try:
-        new = sentence_embeddings(tok, model, sentences)
+        with torch.no_grad():
+            for p in params:
+                p.copy_(roundtrip(p, bits, "row").to(p.dtype))
+        yield sum(p.numel() for p in params)
     finally:
-        restore(model, part, saved)
-    iu = torch.triu_indices(len(sentences), len(sentences), 1)
-    s0, s1 = (ref @ ref.T)[iu[0], iu[1]], (new @ new.T)[iu[0], iu[1]]
-    diff = (s1 - s0).abs()
-    return {"mean_abs": float(diff.mean()), "max_abs": float(diff.max()),
-            "spearman": float(spearmanr(s0.numpy(), s1.numpy()).statistic),
-            "n_params": int(sum(v.numel() for v in saved.values()))}
-
-
-# --- benchmark ------------------------------------------------------------------------------------
-
-
-def bench_lookup(table: torch.Tensor, bits: int = 8, scheme: str = "row", n_ids: int = 4096,
-                 repeats: int = 30, seed: int = 0) -> dict[str, float]:
-    """Lookups per second of ``nn.Embedding`` (fp32) and :class:`QuantizedEmbedding` in the same run.
-
-    Returns both throughputs, their ratio (quantised / fp32) and the memory ratio. Times are
-    medians over ``repeats`` interleaved runs, so both see the same machine load.
-    """
-    if n_ids <= 0 or repeats <= 0:
-        raise ValueError("n_ids and repeats must be positive")
-    t = _check_table(table)
-    fp = torch.nn.Embedding.from_pretrained(t)
-    qe = QuantizedEmbedding.from_float(t, bits, scheme)
-    ids = torch.randint(0, t.shape[0], (n_ids,), generator=torch.Generator().manual_seed(seed))
-    times = {"fp32": [], "quant": []}
-    with torch.no_grad():
-        for _ in range(3):
-            fp(ids), qe(ids)
-        for _ in range(repeats):
-            for name, mod in (("fp32", fp), ("quant", qe)):
-                start = time.perf_counter()
-                mod(ids)
-                times[name].append(time.perf_counter() - start)
-    fp_rate = n_ids / float(np.median(times["fp32"]))
-    q_rate = n_ids / float(np.median(times["quant"]))
-    return {"fp32_per_s": fp_rate, "quant_per_s": q_rate, "throughput_ratio": q_rate / fp_rate,
-            "memory_ratio": qe.ratio}
-
-
-# --- claim checks ---------------------------------------------------------------------------------
-
-
-def _smoke_table(smoke: bool) -> torch.Tensor:
-    from embedbook import data
-
-    return torch.from_numpy(data.glove(limit=20000 if smoke else 100000).vectors.copy())
-
-
-def measure_memory(tables: dict[str, torch.Tensor]) -> dict[str, float]:
-    """Measured fp32/quantised memory ratios for each table, bit width and scheme (keys ``name_bits_scheme``)."""
-    return {f"{name}_int{b}_{s}": quantize(t, b, s).ratio for name, t in tables.items() for b in BITS for s in SCHEMES}
-
-
-@claims.check("C28")
-def check_c28(smoke: bool = False, result: dict | None = None) -> claims.Verdict:
-    """Settle C28 from measured byte ratios (codes plus scales) of row-wise int8/int4 tables."""
-    result = result or measure_memory({"glove": _smoke_table(smoke)})
-    r8 = min(v for k, v in result.items() if "_int8_row" in k)
-    r4 = min(v for k, v in result.items() if "_int4_row" in k)
-    t8 = max(v for k, v in result.items() if "_int8_tensor" in k)
-    t4 = max(v for k, v in result.items() if "_int4_tensor" in k)
-    exact = abs(r8 - 4) / 4 < 0.01 and abs(r4 - 8) / 8 < 0.01
-    verdict = claims.CONFIRMED if exact else (claims.CORRECTED if r8 > 3 and r4 > 5 else claims.REFUTED)
-    evidence = (f"Measured bytes including scales: per-tensor scales give {t8:.2f}x (int8) and {t4:.2f}x (int4); "
-                f"row-wise float32 scales, needed for good accuracy, give as little as {r8:.2f}x and {r4:.2f}x, "
-                "because every row carries a 4-byte scale — the smaller d, the further below 4x/8x.")
-    return claims.Verdict("C28", verdict, evidence, {"int8_row": round(r8, 3), "int4_row": round(r4, 3)})
-
-
-@claims.check("C49")
-def check_c49(smoke: bool = False, result: dict | None = None) -> claims.Verdict:
-    """Settle C49 from top-10 neighbour overlap of a table and its int8/int4 row-wise round trips."""
-    if result is None:
-        t = _smoke_table(smoke)
-        q = torch.arange(0, 2000 if smoke else 5000, 10)
-        result = {f"overlap_int{b}": neighbour_overlap(t, roundtrip(t, b), q) for b in BITS}
-    o8, o4 = result["overlap_int8"], result["overlap_int4"]
-    verdict = claims.CONFIRMED if o4 < 0.99 else claims.REFUTED
-    evidence = (f"Top-10 neighbour overlap with the float table: {o8:.3f} after int8 and {o4:.3f} after int4 "
-                "(row-wise). Fine differences are blurred and neighbour lists reorder — barely at int8, "
-                "clearly at int4.")
-    return claims.Verdict("C49", verdict, evidence, {"overlap_int8": round(o8, 4), "overlap_int4": round(o4, 4)})
-
-
-def default_sentences(n: int = 40) -> list[str]:
-    """A fixed set of ``n`` short English sentences: the first 24 words of the first Lee documents."""
-    from embedbook import data
-
-    docs = data.lee_corpus()
-    if not 2 <= n <= len(docs):
-        raise ValueError(f"n must be in [2, {len(docs)}], got {n}")
-    return [" ".join(d[:24]) for d in docs[:n]]
-
-
-def measure_c29(tok, model, sentences: list[str], bits: tuple[int, ...] = BITS) -> dict[str, dict[str, float]]:
-    """``similarity_shift`` for the embedding table and for the attention projections at each bit width."""
-    return {f"{part}_int{b}": similarity_shift(tok, model, sentences, part, b)
-            for b in bits for part in ("embedding", "attention")}
-
-
-@claims.check("C29")
-def check_c29(smoke: bool = False, result: dict | None = None) -> claims.Verdict:
-    """Settle C29: quantise only MiniLM's embedding table vs only its attention projections (same bits)."""
-    if result is None:
-        from embedbook import data
-
-        tok, model = data.load_encoder()
-        result = measure_c29(tok, model, default_sentences(12 if smoke else 40))
-    wins = [result[f"embedding_int{b}"]["mean_abs"] < result[f"attention_int{b}"]["mean_abs"] for b in BITS]
-    verdict = claims.CONFIRMED if all(wins) else (claims.CORRECTED if any(wins) else claims.REFUTED)
-    e8, a8 = result["embedding_int8"]["mean_abs"], result["attention_int8"]["mean_abs"]
-    e4, a4 = result["embedding_int4"]["mean_abs"], result["attention_int4"]["mean_abs"]
-    evidence = (f"Mean absolute change of pairwise sentence-similarity scores when only the embedding table "
-                f"({result['embedding_int8']['n_params']:,} parameters) is quantised: {e8:.5f} (int8), {e4:.5f} (int4); "
-                f"when only the attention projections ({result['attention_int8']['n_params']:,} parameters) are: "
-                f"{a8:.5f} (int8), {a4:.5f} (int4).")
-    return claims.Verdict("C29", verdict, evidence, {"emb_int8": e8, "att_int8": a8, "emb_int4": e4, "att_int4": a4})
+        with torch.no_grad():
+            for p, s in zip(params, saved):
+                p.copy_(s)

@@ -1,6 +1,5 @@
-"""Tests for embedbook.quantize: byte accounting, round trips, bad input, the embedding module."""
-
-import math
+"""Tests for embedbook.quantize (byte accounting, round trips, bad input, QuantizedEmbedding, fake_quantized)
+and for chapter 13's experiments on tiny inputs."""
 
 import numpy as np
 import pytest
@@ -14,13 +13,34 @@ def table():
     return torch.randn(50, 16, generator=torch.Generator().manual_seed(0))
 
 
+# --- the four lines ----------------------------------------------------------------------------------
+
+
+def test_quantize_is_the_four_line_recipe(table):
+    scale = table.abs().amax(dim=1, keepdim=True) / 127
+    codes = torch.round(table / scale).clamp(-127, 127).to(torch.int8)
+    q = Q.quantize(table, 8)
+    assert torch.equal(q.codes, codes) and torch.equal(q.scales, scale.squeeze(1))
+    assert torch.equal(Q.dequantize(q), codes.float() * scale)
+    nibbles = (torch.round(table / (table.abs().amax(1, keepdim=True) / 7)).clamp(-7, 7) + 8).to(torch.uint8)
+    assert torch.equal(Q.quantize(table, 4).codes, nibbles[:, 0::2] | (nibbles[:, 1::2] << 4))
+
+
 @pytest.mark.parametrize("bits,scheme", [(8, "row"), (8, "tensor"), (4, "row"), (4, "tensor")])
 def test_roundtrip_error_is_bounded(table, bits, scheme):
-    q = Q.quantize(table, bits, scheme)
-    back = Q.dequantize(q)
+    back = Q.roundtrip(table, bits, scheme)
     step = (table.abs().amax(1, keepdim=True) if scheme == "row" else table.abs().max()) / Q.QMAX[bits]
-    assert back.shape == table.shape
+    assert back.shape == table.shape and back.dtype == torch.float32
     assert torch.all((back - table).abs() <= step / 2 + 1e-6)
+
+
+def test_blocks_of_rows_give_the_same_table(monkeypatch):
+    t = torch.randn(300, 10, generator=torch.Generator().manual_seed(1))
+    whole = {(b, s): Q.quantize(t, b, s) for b in Q.BITS for s in Q.SCHEMES}
+    monkeypatch.setattr(Q, "_CHUNK", 64)  # 6 rows a block: 50 blocks
+    for (b, s), q in whole.items():
+        small = Q.quantize(t, b, s)
+        assert torch.equal(small.codes, q.codes) and torch.equal(small.scales, q.scales)
 
 
 def test_byte_accounting(table):
@@ -29,6 +49,8 @@ def test_byte_accounting(table):
     assert q4.nbytes == 50 * 8 + 50 * 4
     assert q8.ratio == pytest.approx(50 * 16 * 4 / (50 * 20))
     assert Q.quantize(table, 8, "tensor").nbytes == 50 * 16 + 4
+    wide = Q.quantize(torch.randn(8, 4096), 8)
+    assert wide.ratio == pytest.approx(4 * 4096 / (4096 + 4))
 
 
 def test_int4_packing_roundtrip():
@@ -36,6 +58,14 @@ def test_int4_packing_roundtrip():
     packed = Q.pack_int4(codes)
     assert packed.dtype == torch.uint8 and packed.shape == (2, 4)
     assert torch.equal(Q.unpack_int4(packed), codes)
+    with pytest.raises(ValueError, match="even"):
+        Q.pack_int4(torch.zeros(2, 3, dtype=torch.int8))
+    with pytest.raises(ValueError, match=r"\[-8, 7\]"):
+        Q.pack_int4(torch.tensor([9, 0]))
+    with pytest.raises(TypeError):
+        Q.pack_int4(torch.zeros(2, 2))
+    with pytest.raises(TypeError):
+        Q.unpack_int4(torch.zeros(2, 2, dtype=torch.int8))
 
 
 def test_bad_input(table):
@@ -45,17 +75,44 @@ def test_bad_input(table):
         Q.quantize(table, 8, "column")
     bad = table.clone()
     bad[3, 2] = float("nan")
-    with pytest.raises(ValueError, match="NaN"):
+    with pytest.raises(ValueError, match="NaN or infinity .*row 3"):
         Q.quantize(bad)
     bad[3, 2] = float("inf")
-    with pytest.raises(ValueError, match="inf"):
-        Q.quantize(bad)
+    with pytest.raises(ValueError, match="infinity"):
+        Q.quantize(bad, 4, "tensor")
     with pytest.raises(ValueError, match="even"):
         Q.quantize(torch.randn(4, 5), 4)
-    with pytest.raises(TypeError):
+    with pytest.raises(TypeError, match="floating point"):
         Q.quantize(torch.ones(3, 4, dtype=torch.int64))
-    with pytest.raises(ValueError):
+    with pytest.raises(TypeError, match="float"):
+        Q.quantize(np.ones((3, 4), dtype=np.int32))
+    with pytest.raises(TypeError, match="list"):
+        Q.quantize([[1.0, 2.0]])
+    with pytest.raises(TypeError, match="weight"):
+        Q.quantize(torch.nn.Embedding(3, 4))
+    with pytest.raises(ValueError, match="2-D"):
         Q.quantize(torch.randn(5))
+    with pytest.raises(ValueError, match="2-D"):
+        Q.quantize(torch.randn(0, 4))
+    with pytest.raises(TypeError):
+        Q.dequantize(table)
+
+
+def test_other_float_dtypes_and_numpy(table):
+    for t in (table.half(), table.bfloat16(), table.double(), table.numpy()):
+        q = Q.quantize(t, 8)
+        assert q.codes.dtype == torch.int8 and q.scales.dtype == torch.float32
+    assert torch.equal(Q.quantize(table.numpy(), 4).codes, Q.quantize(table, 4).codes)
+
+
+def test_hand_built_table_is_checked(table):
+    q = Q.quantize(table, 8)
+    with pytest.raises(ValueError, match="codes"):
+        Q.QuantizedTable(q.codes.to(torch.int16), q.scales, 8, "row", q.shape)
+    with pytest.raises(ValueError, match="scales"):
+        Q.QuantizedTable(q.codes, q.scales[:3], 8, "row", q.shape)
+    with pytest.raises(ValueError, match="bits"):
+        Q.QuantizedTable(q.codes, q.scales, 3, "row", q.shape)
 
 
 @pytest.mark.parametrize("bits", [8, 4])
@@ -68,43 +125,188 @@ def test_zero_rows_come_back_exactly_zero(table, bits):
     assert torch.equal(Q.dequantize(Q.quantize(torch.zeros(3, 4), bits, "tensor")), torch.zeros(3, 4))
 
 
-@pytest.mark.parametrize("bits,fused", [(8, True), (8, False), (4, True)])
-def test_quantized_embedding_matches_dequantize(table, bits, fused):
-    emb = Q.QuantizedEmbedding.from_float(torch.nn.Embedding.from_pretrained(table), bits, fused=fused)
-    ids = torch.tensor([[0, 3, 49], [7, 7, 1]])
-    ref = Q.dequantize(Q.quantize(table, bits))[ids]
-    assert torch.equal(emb(ids), ref)
-    assert emb.nbytes >= Q.quantize(table, bits).nbytes
-    with pytest.raises(IndexError, match=r"\[0, 50\)"):
-        emb(torch.tensor([50]))
-    with pytest.raises(TypeError):
-        emb(torch.tensor([1.0]))
-    assert emb.table.nbytes == Q.quantize(table, bits).nbytes
-    extra = 50 * 4 if emb.fused else 0  # the fused layout's per-row offset
-    assert emb.nbytes == Q.quantize(table, bits).nbytes + extra
-
-
-def test_neighbour_overlap_identity_and_bounds(table):
-    q = torch.arange(10)
-    assert Q.neighbour_overlap(table, table, q, k=5) == 1.0
-    ov = Q.neighbour_overlap(table, Q.roundtrip(table, 4), q, k=5)
-    assert 0.0 <= ov <= 1.0
-    with pytest.raises(ValueError):
-        Q.topk_neighbours(table, q, k=50)
-
-
-def test_bench_lookup_reports_ratios(table):
-    r = Q.bench_lookup(table, 8, n_ids=64, repeats=2)
-    assert r["throughput_ratio"] > 0 and math.isfinite(r["throughput_ratio"])
-    assert r["memory_ratio"] > 1
-
-
-def test_relative_error_shape_check(table):
+def test_relative_error(table):
     with pytest.raises(ValueError, match="shapes differ"):
         Q.relative_error(table, torch.zeros(3, 3))
     assert Q.relative_error(np.asarray(table), table) == 0.0
+    assert 0 < Q.relative_error(table, Q.roundtrip(table, 4)) < 0.2
+    assert Q.relative_error(torch.zeros(2, 2), torch.zeros(2, 2)) == 0.0
+    with pytest.raises(ValueError, match="all zeros"):
+        Q.relative_error(torch.zeros(2, 2), torch.ones(2, 2))
 
 
 def test_deterministic(table):
     a, b = Q.quantize(table, 4), Q.quantize(table.clone(), 4)
     assert torch.equal(a.codes, b.codes) and torch.equal(a.scales, b.scales)
+
+
+# --- QuantizedEmbedding ----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("bits,scheme,fused", [(8, "row", None), (8, "row", True), (8, "row", False),
+                                               (8, "tensor", None), (4, "row", None), (4, "tensor", False)])
+def test_quantized_embedding_matches_dequantize(table, bits, scheme, fused):
+    emb = Q.QuantizedEmbedding.from_float(torch.nn.Embedding.from_pretrained(table), bits, scheme, fused=fused)
+    assert emb.fused == (bits == 8 and scheme == "row" and fused is not False)
+    q = Q.quantize(table, bits, scheme)
+    ref = Q.dequantize(q)
+    for ids in (torch.tensor([[0, 3, 49], [7, 7, 1]]), torch.tensor(5), torch.tensor([2, 2], dtype=torch.int32),
+                torch.tensor([1, 0], dtype=torch.uint8), torch.tensor([49], dtype=torch.int16)):
+        out = emb(ids)
+        assert out.shape == (*ids.shape, 16) and out.dtype == torch.float32
+        assert torch.equal(out, ref[ids.long()])
+    flat = torch.arange(50)
+    assert torch.equal(emb._plain_rows(flat), ref)  # the path a GPU takes, run here on the CPU
+    assert emb.table.nbytes == q.nbytes
+    assert emb.nbytes == q.nbytes + (50 * 4 if emb.fused else 0)  # the fused layout's offset per row
+    assert torch.equal(Q.dequantize(emb.table), ref)
+
+
+def test_quantized_embedding_bad_ids(table):
+    emb = Q.QuantizedEmbedding.from_float(table)
+    with pytest.raises(IndexError, match="out of range"):
+        emb(torch.tensor([50]))
+    with pytest.raises(IndexError, match="negative"):
+        emb(torch.tensor([-1]))
+    with pytest.raises(TypeError, match="integers"):
+        emb(torch.tensor([1.0]))
+    with pytest.raises(TypeError, match="integers"):
+        emb(torch.tensor([True]))
+    with pytest.raises(TypeError, match="torch.Tensor"):
+        emb([1, 2])
+    with pytest.raises(ValueError, match="empty"):
+        emb(torch.tensor([], dtype=torch.long))
+    with pytest.raises(ValueError, match="empty"):
+        Q.QuantizedEmbedding.from_float(table, 4)(torch.zeros(0, 3, dtype=torch.long))
+
+
+def test_quantized_embedding_bad_construction(table):
+    with pytest.raises(TypeError, match="from_float"):
+        Q.QuantizedEmbedding(table)
+    with pytest.raises(TypeError, match="QuantizedTable"):
+        Q.QuantizedEmbedding([[1.0, 2.0]])
+    with pytest.raises(ValueError, match="fused"):
+        Q.QuantizedEmbedding.from_float(table, 4, fused=True)
+    with pytest.raises(ValueError, match="fused"):
+        Q.QuantizedEmbedding.from_float(table, 8, "tensor", fused=True)
+    with pytest.raises(TypeError):
+        Q.QuantizedEmbedding.from_float([[1.0, 2.0]])
+    bad = table.clone()
+    bad[0, 0] = float("nan")
+    with pytest.raises(ValueError, match="NaN"):
+        Q.QuantizedEmbedding.from_float(bad)
+
+
+def test_quantized_embedding_state_and_repr(table):
+    emb = Q.QuantizedEmbedding.from_float(table, 8)
+    emb(torch.arange(40))
+    keys = set(emb.state_dict())
+    emb(torch.arange(7))
+    assert set(emb.state_dict()) == keys == {"packed"}  # the kernel's scratch offsets are not state
+    assert "30" not in repr(emb) and "bits=8" in repr(emb)
+    assert set(Q.QuantizedEmbedding.from_float(table, 4).state_dict()) == {"codes", "scales"}
+
+
+def test_quantized_embedding_in_a_model(table):
+    model = torch.nn.Sequential(Q.QuantizedEmbedding.from_float(table, 8), torch.nn.Linear(16, 2))
+    assert model(torch.tensor([[1, 2, 3]])).shape == (1, 3, 2)
+
+
+# --- fake_quantized ----------------------------------------------------------------------------------------
+
+
+class _Attention(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.self = torch.nn.Module()
+        for name in ("query", "key", "value"):
+            setattr(self.self, name, torch.nn.Linear(8, 8))
+        self.output = torch.nn.Module()
+        self.output.dense = torch.nn.Linear(8, 8)
+
+
+class _Tiny(torch.nn.Module):
+    """A model with BERT's module names: embeddings.word_embeddings and encoder.layer.<i>.attention."""
+
+    def __init__(self):
+        super().__init__()
+        torch.manual_seed(0)
+        self.word = torch.nn.Embedding(20, 8)
+        self.layer = torch.nn.ModuleList()
+        for _ in range(2):
+            block = torch.nn.Module()
+            block.attention = _Attention()
+            self.layer.append(block)
+
+    def get_input_embeddings(self):
+        return self.word
+
+
+def test_attention_linears_and_layers():
+    m = _Tiny()
+    assert len(Q.attention_linears(m)) == 8
+    assert all(".1." in n or n.startswith("layer.1") for n in Q.attention_linears(m, [1]))
+    assert len(Q.attention_linears(m, [0])) == 4
+    with pytest.raises(ValueError, match="no attention block"):
+        Q.attention_linears(m, [5])
+    with pytest.raises(ValueError, match="no BERT-style"):
+        Q.attention_linears(torch.nn.Linear(2, 2))
+
+
+@pytest.mark.parametrize("part,layers,n", [("embedding", None, 160), ("attention", None, 8 * 64),
+                                            ("attention", [1], 4 * 64)])
+def test_fake_quantized_swaps_and_restores(part, layers, n):
+    m = _Tiny()
+    before = {k: v.clone() for k, v in m.state_dict().items()}
+    touched = {"word.weight"} if part == "embedding" else {
+        k for k in before if k.endswith("weight") and "attention" in k and (layers is None or k.startswith("layer.1"))}
+    with Q.fake_quantized(m, part, 4, layers) as count:
+        assert count == n
+        now = m.state_dict()
+        for k, v in now.items():
+            assert torch.equal(v, Q.roundtrip(before[k], 4) if k in touched else before[k]), k
+    assert all(torch.equal(v, before[k]) for k, v in m.state_dict().items())
+
+
+def test_fake_quantized_is_the_roundtrip_and_restores_on_error():
+    m = _Tiny()
+    w0 = m.word.weight.detach().clone()
+    with pytest.raises(RuntimeError, match="boom"):
+        with Q.fake_quantized(m, "embedding", 8):
+            assert torch.equal(m.word.weight, Q.roundtrip(w0, 8))
+            raise RuntimeError("boom")
+    assert torch.equal(m.word.weight, w0)
+    with pytest.raises(ValueError, match="part"):
+        with Q.fake_quantized(m, "ffn", 8):
+            pass
+    with pytest.raises(ValueError, match="bits"):
+        with Q.fake_quantized(m, "embedding", 2):
+            pass
+    with pytest.raises(ValueError, match="layers"):
+        with Q.fake_quantized(m, "embedding", 8, layers=[0]):
+            pass
+
+
+# --- chapter 13's experiments on tiny inputs ----------------------------------------------------------------
+
+
+def test_run_memory_counts_scales():
+    from embedbook.experiments import ch13_quantize as ch13
+
+    r = ch13.run_memory({"tiny": torch.randn(10, 50)}, vocab=64, dim=4096, widths=(50, 4096))
+    assert r.int8_bytes == 64 * 4096 + 64 * 4 and r.int4_bytes == 64 * 2048 + 64 * 4
+    assert r.width_int8 == pytest.approx([200 / 54, 4 * 4096 / 4100])
+    assert r.table_int4 == pytest.approx([200 / 29])
+    assert ch13.check_c28(r).verdict == "confirmed"
+
+
+def test_run_neighbours_on_a_tiny_table():
+    from embedbook.experiments import ch13_quantize as ch13
+
+    t = torch.randn(300, 16, generator=torch.Generator().manual_seed(0))
+    r = ch13.run_neighbours({"a": t, "b": t * 2}, {"a": range(0, 100, 10), "b": range(0, 100, 10)}, k=5)
+    assert r.overlap_8 == pytest.approx(r.overlap_8[:1] * 2)  # a table scaled by 2 quantises the same way
+    assert all(0 <= x <= 1 for x in r.overlap_4 + r.changed_4 + r.changed_8)
+    assert ch13.check_c49(r).verdict in ("confirmed", "confirmed with a correction", "refuted")
+    with pytest.raises(ValueError, match="query"):
+        ch13.run_neighbours({"a": t}, {"b": [1]})
