@@ -125,3 +125,47 @@ def test_attention_flops():
     assert f["total"] == 8 * 16 * 64 + 4 * 256 * 8
     with pytest.raises(ValueError):
         sizing.attention_flops(0, 8)
+
+
+# --- chapter 03's experiments and checks (embedbook.experiments.ch03_sizing) --------------------------
+
+
+def test_chapter03_headlines_cover_every_outcome():
+    from embedbook import claims
+    from embedbook.experiments import ch03_sizing as ch03
+
+    for cid, table in ch03.HEADLINES.items():
+        rule = claims.rule_of(cid)
+        assert set(table) == set(rule.outcomes), cid
+        for outcome, figures in rule.examples.items():
+            assert ch03.headline(claims.Verdict(cid, outcome, "", dict(figures)))
+
+
+def test_chapter03_checks_on_cheap_inputs():
+    from embedbook import claims
+    from embedbook.experiments import ch03_sizing as ch03
+
+    runs = [(lambda: ch03.run_bytes(real_rows=10), ch03.check_c05), (ch03.run_article_table, ch03.check_c06),
+            (ch03.run_tying, ch03.check_c07), (lambda: ch03.run_width_rule(256, 4), ch03.check_c19),
+            (ch03.run_heads, ch03.check_c20), (ch03.run_vocabularies, ch03.check_c27),
+            (lambda: ch03.run_shares(lm.TinyLM(lm.LMConfig(1000, 64))), ch03.check_c35),
+            (ch03.run_multilingual, ch03.check_c36)]
+    for run, check in runs:
+        v = check(run())
+        assert v.verdict in claims.rule_of(v.claim_id).outcomes and v.evidence
+    with pytest.raises(ValueError, match="32,000"):
+        ch03.check_c05(ch03.run_bytes(1000, 64, real_rows=10))
+    with pytest.raises(ValueError, match="same d"):
+        ch03.run_multilingual([("BERT-base", "Multilingual MiniLM-L12")])
+
+
+def test_decoupled_attention_matches_torch_when_heads_split_d():
+    from embedbook.experiments import ch03_sizing as ch03
+
+    d, h = 12, 3
+    mha = torch.nn.MultiheadAttention(d, h, bias=False, batch_first=True)
+    wq, wk, wv = mha.in_proj_weight.detach().chunk(3)
+    w = {"q": wq.T, "k": wk.T, "v": wv.T, "o": mha.out_proj.weight.detach().T}
+    x = torch.randn(5, d)
+    expected = mha(x[None], x[None], x[None], need_weights=False)[0][0]
+    assert torch.allclose(ch03.decoupled_attention(x, w, h), expected, atol=1e-5)

@@ -96,3 +96,38 @@ def test_wordpiece_greedy_matches_the_real_tokenizer():
     vocab = data.minilm_tokenizer().get_vocab()
     for w in ["embeddings", "tokenization", "unhappiness", "photosynthesis", "the"]:
         assert tokenize.wordpiece_greedy(w, vocab) == tokenize.wordpiece_split(w).pieces
+
+
+# --- chapter 01's experiments and checks (embedbook.experiments.ch01_tokens) --------------------------
+
+
+def test_chapter01_headlines_cover_every_outcome():
+    from embedbook import claims
+    from embedbook.experiments import ch01_tokens as ch01
+
+    for cid, table in ch01.HEADLINES.items():
+        rule = claims.rule_of(cid)
+        assert set(table) == set(rule.outcomes), cid
+        for outcome, figures in rule.examples.items():
+            assert ch01.headline(claims.Verdict(cid, outcome, "", dict(figures)))
+
+
+def test_chapter01_cheap_checks():
+    from embedbook import claims
+    from embedbook.experiments import ch01_tokens as ch01
+
+    zh = ch01.chinese_texts(5)
+    assert len(zh) == 5 and all(tokenize.is_cjk(t[0]) or t for t in zh)
+    cuts = ch01.run_cuts(zh, ch01.english_texts(3))
+    assert cuts.zh_chars > 0 and 0 <= cuts.en_split_share <= 1
+    cov = ch01.run_coverage(20, ("en", "zh"))
+    assert cov.n_words == 40 and cov.bpe_failures == 0
+    texts = ["the quick brown fox jumps over the lazy dog"] * 30 + ["embedding tables map ids to vectors"] * 30
+    sweep = ch01.run_vocab_sweep(texts, texts[:5], [260, 280, 300], d=8)
+    assert sweep.params_exact == 1 and sweep.table_params == [v * 8 for v in sweep.vocab]
+    for v in (ch01.check_c33(cuts), ch01.check_c31(cov), ch01.check_c32(sweep)):
+        assert v.verdict in claims.rule_of(v.claim_id).outcomes and v.evidence
+    with pytest.raises(ValueError, match="increasing"):
+        ch01.run_vocab_sweep(texts, texts, [300], d=8)
+    with pytest.raises(ValueError, match="positive int"):
+        ch01.chinese_texts(0)

@@ -655,3 +655,56 @@ def check_c47(r: Assembled) -> claims.Verdict:
 
     return claims.judge("C47", {"top1": r.top1, "top10": r.top10}, evidence,
                         strength=f"{r.n_words} words, each ranked against all {r.n_words}; one model, no randomness")
+
+
+# --- the chapter's summary: one sentence per claim, chosen by the verdict -------------------------------
+
+HEADLINES = {
+    "C31": {
+        REFUTED: "Some words did not survive GPT-2's byte-level BPE: subwords did not cover everything.",
+        CORRECTED: "A byte-level BPE covers every word, but subwords without a byte fallback do not (WordPiece: "
+                   "{wordpiece_unk_share:.0%} of the words [UNK]), and {fragment_share:.0%} of GPT-2's pieces are "
+                   "fragments of a character, not units of meaning.",
+        CONFIRMED: "Subwords covered every word with meaningful pieces.",
+    },
+    "C32": {
+        REFUTED: "A larger vocabulary did not shorten the text.",
+        CORRECTED: "A larger vocabulary shortened the text overall ({token_drop:.0%}), not at every step; the table "
+                   "grew with V.",
+        CONFIRMED: "Every larger vocabulary shortened the held-out text (by {token_drop:.0%} over the range) while the "
+                   "table grew exactly as V·d.",
+    },
+    "C33": {
+        REFUTED: "The tokenizers did not cut characters and words the way the article says.",
+        CORRECTED: "A Chinese character can be one token or merge with its neighbours, as the article says, but it "
+                   "can also be split into byte tokens (up to {split_share_max:.0%} of characters); "
+                   "{en_split_share:.0%} of English words are cut, {en_23_share:.0%} of those into 2–3 pieces.",
+        CONFIRMED: "Chinese characters were one token or merged, never split; {en_split_share:.0%} of English words "
+                   "are cut, {en_23_share:.0%} of those into 2–3 pieces.",
+    },
+    "C34": {
+        REFUTED: "Words with nearby ids were nearby in meaning.",
+        CORRECTED: "Nearby ids are not nearby meanings, but ids are not pure names: id distance and meaning distance "
+                   "correlate weakly (ρ = {spearman:+.2f}).",
+        CONFIRMED: "Nearby ids are not nearby meanings, and id distance says next to nothing (ρ = {spearman:+.2f}).",
+    },
+    "C47": {
+        REFUTED: "A vector built from pieces was not a usable stand-in for the word's own.",
+        CORRECTED: "A vector built from pieces was as good as the word's own ({top1:.0%} nearest).",
+        CONFIRMED: "A vector built from pieces is usable ({top10:.0%} find the word among the 10 nearest) but not "
+                   "precise ({top1:.0%} nearest).",
+    },
+}
+
+
+def headline(v: claims.Verdict, table: dict = HEADLINES) -> str:
+    """The summary sentence for verdict ``v``: the one its outcome selects, filled in with its figures."""
+    return table[v.claim_id][v.verdict].format(**v.figures)
+
+
+def glue_headlines(verdicts: list[claims.Verdict]) -> None:
+    """Glue ``<claim>_headline`` for each verdict (the chapter's summary pastes them)."""
+    from embedbook import book
+
+    for v in verdicts:
+        book.glue(f"{v.claim_id}_headline", headline(v))

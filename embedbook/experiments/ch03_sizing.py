@@ -188,7 +188,7 @@ def check_c06(r: ArticleTable) -> claims.Verdict:
         wrong = [row for row in r.rows if not row["width ok"]]
         if wrong:
             text += "Mislabelled: " + ", ".join(
-                f"'{row['model (article)']}' usually means {row['named config']} (d = "
+                f"'{row['model (article)']}' names the family's base model, {row['named config']} (d = "
                 f"{sizing.model(row['named config']).d:,}, {sizing.model(row['named config']).embedding_params / 1e6:.1f}M); "
                 f"d = {row['d']:,} is {row['width belongs to']}" for row in wrong) + ". "
         return text + {
@@ -710,3 +710,69 @@ def check_c36(r: Multilingual) -> claims.Verdict:
 
     return claims.judge("C36", {"n_pairs": r.n_pairs, "n_thicker": r.n_thicker}, evidence,
                         strength=f"{r.n_pairs} pairs of published configurations (cited)")
+
+
+# --- the chapter's summary: one sentence per claim, chosen by the verdict -------------------------------
+
+HEADLINES = {
+    "C05": {
+        CONFIRMED: "The article's 524 MB (fp32) and 262 MB (fp16, bf16) are right, in decimal megabytes.",
+        CORRECTED: "The article's sizes are off by up to {worst_rel_err:.1%}.",
+        REFUTED: "The article's sizes are wrong (off by up to {worst_rel_err:.0%}).",
+    },
+    "C06": {
+        CONFIRMED: "The article's table of embedding sizes is right.",
+        CORRECTED: "The article's table is right to within {worst_rel_err:.1%} of V·d, but mis-rounded figures: "
+                   "{n_rounding_off}; widths that belong to another model than the one named: {n_mislabelled}.",
+        REFUTED: "The article's table is off by up to {worst_rel_err:.0%}.",
+    },
+    "C07": {
+        CONFIRMED: "Tying halves the embedding parameters; at GPT-3's size it saves about 600M, as stated.",
+        CORRECTED: "Tying halves the embedding parameters, but the saving at GPT-3's size is not about 600M.",
+        REFUTED: "Tying did not halve the embedding parameters.",
+    },
+    "C19": {
+        CONFIRMED: "12·L·d² counts every model in the article's table to within 10%.",
+        CORRECTED: "12·L·d² counts the models from 7B up to within {worst_large_err:.0%}, but misses small ones by "
+                   "up to {worst_err:.0%}: it leaves out the token table.",
+        REFUTED: "12·L·d² does not count the article's models.",
+    },
+    "C20": {
+        CONFIRMED: "Every configuration splits d evenly over its heads.",
+        CORRECTED: "{divisible_share:.0%} of the configurations have d divisible by the head count, but "
+                   "{n_decoupled} use heads that together are not d wide: divisibility is a convention, not a "
+                   "requirement.",
+        REFUTED: "Most configurations do not split d evenly over their heads.",
+    },
+    "C27": {
+        CONFIRMED: "Current vocabularies still lie in 30K–100K.",
+        CORRECTED: "30K–100K described the models before 2024 ({older_in_range:.0%} of them in the table), not the "
+                   "current ones ({recent_in_range:.0%} of them).",
+        REFUTED: "30K–100K describes neither the current nor the earlier models.",
+    },
+    "C35": {
+        CONFIRMED: "The token table is a sizeable share of models at every scale.",
+        CORRECTED: "The token table is a sizeable share of small models (median {median_small:.0%} below 10B) and "
+                   "a small one from 10B up (median {median_large:.1%}).",
+        REFUTED: "The token table is not a sizeable share of these models.",
+    },
+    "C36": {
+        CONFIRMED: "At the same width, every multilingual model in the table has the thicker token table "
+                   "({n_thicker} of {n_pairs} pairs).",
+        CORRECTED: "At the same width, the multilingual model has the thicker table in {n_thicker} of {n_pairs} pairs.",
+        REFUTED: "At the same width, multilingual models do not have thicker tables ({n_thicker} of {n_pairs} pairs).",
+    },
+}
+
+
+def headline(v: claims.Verdict, table: dict = HEADLINES) -> str:
+    """The summary sentence for verdict ``v``: the one its outcome selects, filled in with its figures."""
+    return table[v.claim_id][v.verdict].format(**v.figures)
+
+
+def glue_headlines(verdicts: list[claims.Verdict]) -> None:
+    """Glue ``<claim>_headline`` for each verdict (the chapter's summary pastes them)."""
+    from embedbook import book
+
+    for v in verdicts:
+        book.glue(f"{v.claim_id}_headline", headline(v))
