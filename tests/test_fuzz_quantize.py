@@ -122,3 +122,26 @@ def test_fused_and_plain_paths_agree(table, bits):
     ids = torch.arange(table.shape[0]).flip(0)
     assert torch.equal(a(ids), b(ids))
     assert torch.equal(a._plain_rows(ids), b(ids))  # the path a GPU takes
+
+
+@SETTINGS
+@given(table=tables(), bits=st.sampled_from([8, 4, 2, 16, 0, True]), scheme=st.sampled_from(["row", "tensor", "col", ""]))
+def test_quantize_tables(table, bits, scheme):
+    tried("quantize tables")
+    t = table.float()
+    bad = (bits not in (8, 4) or isinstance(bits, bool) or scheme not in ("row", "tensor")
+           or not torch.isfinite(t).all() or (bits == 4 and t.shape[1] % 2))
+    if bad:
+        with pytest.raises(ValueError) as err:
+            Q.quantize(table, bits, scheme)
+        assert str(err.value)
+        return
+    q = Q.quantize(table, bits, scheme)
+    assert q.nbytes == q.codes.numel() * q.codes.element_size() + 4 * q.scales.numel()
+    back = Q.dequantize(q)
+    assert back.shape == t.shape and back.dtype == torch.float32 and torch.isfinite(back).all()
+    zero = t.abs().sum(1) == 0
+    assert torch.equal(back[zero], t[zero])  # zero rows come back exactly 0
+    scale = t.abs().amax(1, keepdim=True) if scheme == "row" else t.abs().amax()
+    step = scale / Q.QMAX[bits]
+    assert ((back - t).abs() <= step / 2 + 1e-6 * scale + 1e-30).all()  # within half a quantisation step

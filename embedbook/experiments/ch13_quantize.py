@@ -60,7 +60,8 @@ class Memory(Result):
     width_int4: list[float] = field(default_factory=list)
 
     def extra_glue(self) -> dict:
-        out = {"fp32_mb": self.fp32_bytes / 1e6, "int8_mb": self.int8_bytes / 1e6, "int4_mb": self.int4_bytes / 1e6}
+        out = {"fp32_mb": self.fp32_bytes / 1e6, "int8_mb": self.int8_bytes / 1e6, "int4_mb": self.int4_bytes / 1e6,
+               "int8_vs_bf16": self.fp32_bytes / 2 / self.int8_bytes, "int4_vs_bf16": self.fp32_bytes / 2 / self.int4_bytes}
         for name, d, r8, r4 in zip(self.table_names, self.table_dims, self.table_int8, self.table_int4):
             out |= {f"{_slug(name)}_dim": d, f"{_slug(name)}_int8": r8, f"{_slug(name)}_int4": r4}
         return out
