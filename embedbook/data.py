@@ -103,6 +103,7 @@ def load_encoder(name: str = MINILM, device: str | None = None):
 @functools.lru_cache(maxsize=4)
 def _load_encoder(name: str, dev):
     transformers = _need("transformers")
+    transformers.utils.logging.disable_progress_bar()  # "Loading weights" bars are not content
     if name.lower() in _MINILM_NAMES:
         os.environ.setdefault("HF_HUB_OFFLINE", "1")
         source, local = str(minilm_path()), True
