@@ -131,3 +131,21 @@ def test_chapter01_cheap_checks():
         ch01.run_vocab_sweep(texts, texts, [300], d=8)
     with pytest.raises(ValueError, match="positive int"):
         ch01.chinese_texts(0)
+
+
+def test_partial_spearman_used_by_c34():
+    """stats.partial_spearman (added for C34): a correlation that a shared cause explains vanishes."""
+    import numpy as np
+
+    from embedbook import stats
+
+    rng = np.random.default_rng(0)
+    z = rng.normal(size=3000)
+    x, y = z + rng.normal(size=3000), z + rng.normal(size=3000)
+    assert stats.spearman(x, y) > 0.3 and abs(stats.partial_spearman(x, y, [z])) < 0.05
+    with pytest.raises(ValueError, match="at least one control"):
+        stats.partial_spearman(x, y, [])
+    with pytest.raises(ValueError, match="non-constant"):
+        stats.partial_spearman(x, y, [np.ones(3000)])
+    with pytest.raises(ValueError, match="entirely"):
+        stats.partial_spearman(x, y, [x])
