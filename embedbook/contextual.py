@@ -472,7 +472,8 @@ class LayerMeasures:
         return out
 
     def adjusted_per_word(self, method: str) -> np.ndarray:
-        """``(words, layers)``: each word's MEV minus its baseline (the layer's, or its rank-matched one)."""
+        """``(words, layers)``: each word's MEV by ``method`` minus its baseline (the layer's random-word
+        baseline, or for ``"centred"`` the word's rank-matched one). Raises ``ValueError`` for an unknown method."""
         if method not in self.per_word_mev:
             raise ValueError(f"unknown MEV method {method!r}; use one of {tuple(self.per_word_mev)}")
         return self.per_word_mev[method] - (self.matched_base if method == "centred" else self.base_mev[method])

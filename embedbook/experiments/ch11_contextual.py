@@ -321,8 +321,8 @@ class Contextuality(Result):
     released_adj_mean: float  # mean over layers 1..L
     released_adj_max: float
     released_adj_max_layer: int
-    layers_over: int  # layers 1..L at or above 5 %
-    ci_low: float  # bootstrap 95 % interval of released_adj_mean, resampling words
+    layers_over: int  # layers 1..L at or above 5%
+    ci_low: float  # bootstrap 95% interval of released_adj_mean, resampling words
     ci_high: float
     paper_adj_mean: float
     paper_adj_min: float
@@ -379,17 +379,17 @@ def run_contextuality(
     quantity="Ethayarajh's (2019) maximum explainable variance computed as the paper's released code computes it "
     "(the share scikit-learn's TruncatedSVD reports for the first component), averaged over words seen in at least "
     "5 contexts, minus the same statistic on random words from different sentences (the paper's anisotropy "
-    "baseline), then averaged over MiniLM's contextual layers 1–6",
+    "baseline), then averaged over the model's contextual layers (1–6 in MiniLM)",
     inputs={"mev_adj": "the adjusted MEV, mean over layers 1..L (share of variance)",
-            "ci_low": "lower end of its bootstrap 95 % interval (words resampled)",
+            "ci_low": "lower end of its bootstrap 95% interval (words resampled)",
             "n_words": "words averaged over"},
     thresholds={"share": 0.05, "min_words": 1000},
     outcomes={
-        CORRECTED: "the adjusted MEV is below the paper's 5 % (the finding holds here; the correction is the "
+        CORRECTED: "the adjusted MEV is below the paper's 5% (the finding holds here; the correction is the "
         "attribution: Ethayarajh 2019, not the BERT paper, and a word's own first principal component, not Word2Vec)",
-        REFUTED: "its whole bootstrap interval lies at or above 5 % and it averages over at least min_words words "
+        REFUTED: "its whole bootstrap interval lies at or above 5% and it averages over at least min_words words "
         "(evidence on the scale of the paper's)",
-        INCONCLUSIVE: "it is at or above 5 % but on fewer words, or its interval reaches below 5 %",
+        INCONCLUSIVE: "it is at or above 5% but on fewer words, or its interval reaches below 5%",
     },
     examples={
         CORRECTED: {"mev_adj": 0.033, "ci_low": 0.025, "n_words": 177},
@@ -415,7 +415,7 @@ def check_c11(r: Contextuality) -> claims.Verdict:
             "much of a word's contextual vectors their own first principal component explains, not Word2Vec. "
             f"On {r.n_words} words in {r.n_contexts:,} contexts ({r.n_sentences} windows of {r.window} words), the "
             f"paper's statistic, computed as its released code does and adjusted by its random-word baseline, averages "
-            f"{r.released_adj_mean:.1%} over layers 1–{r.n_layers} (bootstrap 95 % interval {r.ci_low:.1%} to "
+            f"{r.released_adj_mean:.1%} over layers 1–{r.n_layers} (bootstrap 95% interval {r.ci_low:.1%} to "
             f"{r.ci_high:.1%}). "
         )
         over = [layer for layer in range(1, r.n_layers + 1) if r.released_adj[layer] >= 0.05]
@@ -423,7 +423,7 @@ def check_c11(r: Contextuality) -> claims.Verdict:
             intra = r.measures.adjusted()["intra_sim"][1:]
             reached = ", ".join(f"layer {layer}: {r.released_adj[layer]:.1%}" for layer in over)
             per_layer = (f"The paper states it for every layer; here {r.n_layers - len(over)} of {r.n_layers} layers stay "
-                         f"under 5 % and {len(over)} {'does' if len(over) == 1 else 'do'} not ({reached}). ")
+                         f"under 5% and {len(over)} {'does' if len(over) == 1 else 'do'} not ({reached}). ")
             if r.n_layers in over and int(np.argmax(intra)) + 1 == r.n_layers:
                 per_layer += (
                     f"In the last layer the words of a window are also closest to their window's mean (adjusted "
@@ -431,17 +431,17 @@ def check_c11(r: Contextuality) -> claims.Verdict:
                     "make that mean a sentence embedding, which BERT-base was not. "
                 )
         else:
-            per_layer = f"The paper states it for every layer; here all {r.n_layers} layers stay under 5 %. "
+            per_layer = f"The paper states it for every layer; here all {r.n_layers} layers stay under 5%. "
         variants = (
             f"Two other readings give other numbers: the paper's written formula (σ₁²/Σσᵢ² of the uncentred "
             f"matrix) gives {r.paper_adj_min:.0%} or more in every layer, because it mostly measures the direction "
             f"all of a word's vectors share; centred PCA with a rank-matched baseline gives {r.centred_adj_min:.1%} "
-            f"to {r.centred_adj_max:.1%}. The 5 % belongs to the first statistic only."
+            f"to {r.centred_adj_max:.1%}. The 5% belongs to the first statistic only."
         )
         return head + {
-            CORRECTED: "That is under the paper's 5 %. " + per_layer + variants,
-            REFUTED: "That is above 5 % on as many words as the paper's evidence. " + per_layer + variants,
-            INCONCLUSIVE: "That is at or above 5 %, but on too few words (or too wide an interval) to overturn a "
+            CORRECTED: "That is under the paper's 5%. " + per_layer + variants,
+            REFUTED: "That is above 5% on as many words as the paper's evidence. " + per_layer + variants,
+            INCONCLUSIVE: "That is at or above 5%, but on too few words (or too wide an interval) to overturn a "
             "published result. " + per_layer + variants,
         }[v]
 
