@@ -338,3 +338,37 @@ def test_chapter12_check_on_the_real_model(enc):
     swap = ch12.run_table_swap(tok, model, pairs=ch12.PARAPHRASES[:3])
     assert swap.effects["original"]["shift_l0"] == 0.0 and swap.effects["shuffled"]["shift_l0"] > 0.01
     assert "shuffled_final_cos" in swap.glued()
+
+
+def _contextuality(released_adj, n_words=177, ci=(0.028, 0.035)):
+    from embedbook.experiments import ch11_contextual as ch11
+
+    states, occ = _synthetic()
+    m = cx.measure_layers([np.concatenate([s] * 4) for s in states], occ, n_random=30)  # 8 layers: 0..7
+    rel = [0.0, *released_adj]
+    mean = float(np.mean(released_adj))
+    return ch11.Contextuality(
+        measures=m, n_sentences=300, n_words=n_words, n_contexts=2122, n_random=300, window=24, min_contexts=5,
+        max_contexts=30, n_layers=len(released_adj), dim=8, mev_floor=0.15, released_adj=rel, paper_adj=[0.6] * len(rel),
+        centred_adj=[0.08] * len(rel), released_adj_mean=mean, released_adj_max=max(released_adj),
+        released_adj_max_layer=int(np.argmax(released_adj)) + 1, layers_over=sum(v >= 0.05 for v in released_adj),
+        ci_low=ci[0], ci_high=ci[1], paper_adj_mean=0.6, paper_adj_min=0.58, centred_adj_mean=0.08,
+        centred_adj_min=0.04, centred_adj_max=0.13,
+    )
+
+
+@pytest.mark.parametrize("released, n_words, ci, verdict", [
+    ([-0.01, 0.0, 0.01, 0.0, 0.03, 0.17, 0.0], 177, (0.028, 0.035), claims.CORRECTED),
+    ([0.01] * 7, 177, (0.005, 0.015), claims.CORRECTED),
+    ([0.09] * 7, 177, (0.07, 0.11), claims.INCONCLUSIVE),
+    ([0.09] * 7, 2500, (0.07, 0.11), claims.REFUTED),
+    ([0.09] * 7, 2500, (0.04, 0.11), claims.INCONCLUSIVE),
+])
+def test_c11_evidence_follows_the_outcome(released, n_words, ci, verdict):
+    from embedbook.experiments import ch11_contextual as ch11
+
+    v = ch11.check_c11(_contextuality(released, n_words, ci))
+    assert v.verdict == verdict
+    over = sum(x >= 0.05 for x in released)
+    assert (f"{over} {'does' if over == 1 else 'do'} not" in v.evidence) == bool(over)
+    assert "Ethayarajh" in v.evidence and "BERT paper" in v.evidence

@@ -252,16 +252,21 @@ def _c46(f, t):
     return CONFIRMED if f["acc_top"] >= t["separates"] else INCONCLUSIVE
 
 
+def _count(x: float) -> str:
+    return f"{x / 1e6:,.1f} million" if x >= 1e6 else f"{x:,.0f}"
+
+
 @claims.check("C46")
 def check_c46(c: Cost) -> claims.Verdict:
     """Settle C46 from :func:`run_cost`."""
+    t = claims.rule_of("C46").thresholds
 
     def evidence(v: str) -> str:
         head = (
             f"Telling fruit from company '{c.word}' by the nearest centroid (leave one out): {c.acc_lookup:.0%} on the "
             f"rows the table hands out, {c.acc_l0:.0%} on the layer-0 output (where only the position differs), "
             f"{c.acc_top:.0%} at layer {c.top_layer}. Torch's flop counter puts the forward pass at "
-            f"{c.flops_per_token / 1e6:,.1f} million operations per token, {c.cost_ratio:,.0f} for each of the {c.dim} "
+            f"{_count(c.flops_per_token)} operations per token, {c.cost_ratio:,.0f} for each of the {c.dim} "
             f"numbers the lookup copies (it does no arithmetic at all). "
         )
         return head + {
@@ -270,7 +275,12 @@ def check_c46(c: Cost) -> claims.Verdict:
                 f"token than the lookup: in this run the forward pass took {c.bench_ratio:,.0f} times the lookup's "
                 "time on the same batch (a timing, shown as an illustration only)."
             ),
-            REFUTED: "At least one half of the claim fails here: see which figure crossed its threshold above.",
+            REFUTED: "Here " + "; ".join(reason for reason, failed in [
+                ("the table's rows already tell the senses apart", c.acc_lookup > t["chance"]),
+                (f"the last layer does not reach {t['fails']:.0%}", c.acc_top < t["fails"]),
+                (f"the network costs fewer than {t['cost_min']:,.0f} operations per copied number",
+                 c.cost_ratio < t["cost_min"]),
+            ] if failed) + ".",
             INCONCLUSIVE: "The last layer separates the senses only partly; sixteen sentences cannot decide it.",
         }[v]
 
