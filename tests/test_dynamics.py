@@ -1,4 +1,7 @@
-"""Unit tests for embedbook.dynamics (tiny synthetic data; fast)."""
+"""Unit tests for embedbook.dynamics (tiny synthetic data; fast), and the chapter-05 checks on small runs."""
+
+import ast
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -13,14 +16,21 @@ def _tiny(tie: bool) -> lm.TinyLM:
     return lm.TinyLM(lm.LMConfig(50, d_model=8, n_layers=1, n_heads=2, context=6, tie=tie, dropout=0.0))
 
 
+def test_touched_rows_are_the_ids_in_the_batch():
+    emb = nn.Embedding(10, 4)
+    ids = torch.tensor([[2, 5, 5, 7]])
+    emb(ids).pow(2).sum().backward()
+    assert dynamics.touched_rows(emb.weight).nonzero().flatten().tolist() == [2, 5, 7]
+
+
 def test_one_step_rows_untied_exact_and_tied_dense():
     batch = torch.tensor([[1, 2, 3, 4, 5, 6, 7], [3, 3, 9, 9, 1, 2, 40]])
     untied = dynamics.one_step_rows(_tiny(False), batch)
     present = len(batch[:, :-1].unique())
-    assert untied["touched"] == untied["in_batch"] == present
-    assert untied["untouched"] == 50 - present and untied["touched_absent"] == 0
+    assert untied.touched == untied.in_batch == present
+    assert untied.untouched == 50 - present and untied.touched_absent == 0 and untied.present_untouched == 0
     tied = dynamics.one_step_rows(_tiny(True), batch)
-    assert tied["touched"] == 50
+    assert tied.touched == 50 and tied.touched_absent == 50 - present
 
 
 def test_touched_rows_sparse_and_errors():
@@ -29,28 +39,50 @@ def test_touched_rows_sparse_and_errors():
         dynamics.touched_rows(emb.weight)
     emb(torch.tensor([1, 4])).sum().backward()
     assert dynamics.touched_rows(emb.weight).nonzero().flatten().tolist() == [1, 4]
-    with pytest.raises(TypeError):
+    with pytest.raises(TypeError, match="2-D"):
         dynamics.touched_rows(torch.zeros(3))
     with pytest.raises(TypeError, match="batch"):
         dynamics.one_step_rows(_tiny(False), torch.zeros(2, 5))
+    with pytest.raises(TypeError, match="embed.weight"):
+        dynamics.one_step_rows(nn.Linear(3, 3), torch.zeros(2, 5, dtype=torch.long))
 
 
-def test_adam_refuses_sparse():
-    assert "sparse" in dynamics.adam_sparse_error().lower()
+def test_moved_rows():
+    a = torch.zeros(4, 2)
+    b = a.clone()
+    b[2, 1] = 1e-9
+    assert dynamics.moved_rows(a, b).tolist() == [False, False, True, False]
+    with pytest.raises(ValueError, match="same shape"):
+        dynamics.moved_rows(a, torch.zeros(3, 2))
+    with pytest.raises(TypeError):
+        dynamics.moved_rows(a, [[0.0]])
 
 
-def test_absent_rows_adam_moves_sparse_adam_does_not():
+def test_adam_moves_rows_with_zero_gradient_sgd_does_not():
+    """The chapter's mechanism: step 1 on every id, step 2 on ids 0 and 1 only."""
+    for opt_class, moved_expected in ((torch.optim.SGD, [True, True] + [False] * 8), (torch.optim.Adam, [True] * 10)):
+        torch.manual_seed(0)
+        emb = nn.Embedding(10, 4)
+        opt = opt_class(emb.parameters(), lr=0.1)
+        emb(torch.arange(10)).sum().backward(); opt.step(); opt.zero_grad()  # noqa: E702
+        before = emb.weight.detach().clone()
+        emb(torch.tensor([0, 1])).sum().backward(); opt.step()  # noqa: E702
+        assert dynamics.moved_rows(before, emb.weight).tolist() == moved_expected
+
+
+def test_absent_row_drift():
     adam = dynamics.absent_row_drift("adam", steps=3)
     sparse = dynamics.absent_row_drift("sparse_adam", steps=3)
     sgd = dynamics.absent_row_drift("sgd", steps=3)
-    assert adam["absent_moved"] > 0 and adam["absent_rows_moved"] == adam["absent_rows"]
-    assert sparse["absent_moved"] == 0 and sgd["absent_moved"] == 0
-    assert sparse["present_moved"] > 0
+    assert adam.absent_moved > 0 and adam.absent_rows_moved == adam.absent_rows
+    assert sparse.absent_moved == 0 and sgd.absent_moved == 0 and sparse.absent_rows_moved == 0
+    assert sparse.present_moved > 0 and sgd.present_moved > 0
     assert dynamics.absent_row_drift("adam", steps=3) == adam  # deterministic
     with pytest.raises(ValueError, match="unknown optimizer"):
         dynamics.absent_row_drift("lion")
-    with pytest.raises(ValueError):
-        dynamics.absent_row_drift("adam", lr=0)
+    for bad in ({"lr": 0}, {"lr": float("nan")}, {"steps": 0}, {"vocab_size": 3}, {"d": 1.5}):
+        with pytest.raises(ValueError):
+            dynamics.absent_row_drift("adam", **bad)
 
 
 def test_distance_from_init():
@@ -63,59 +95,77 @@ def test_distance_from_init():
         dynamics.distance_from_init(a, torch.ones(2, 2))
     with pytest.raises(ValueError, match="zeros"):
         dynamics.distance_from_init(torch.zeros(2, 2), a[:2])
+    with pytest.raises(TypeError):
+        dynamics.distance_from_init(a, b.numpy())
 
 
-def test_drift_summary_and_spearman():
-    res = {"counts": np.array([0, 1, 2, 150, 300, 5]), "zipf": np.array([1.0, 2, 3, 5, 6, 2.5]),
-           "drift": np.array([0.0, 0.1, 0.2, 0.8, 0.9, 0.3])}
-    s = dynamics.drift_summary(res, rare_max=2, frequent_min=100)
-    assert s["rho_count"] == pytest.approx(1.0) and s["median_rare"] == pytest.approx(0.15)
-    assert s["n_unseen"] == 1
-    with pytest.raises(ValueError):
-        dynamics.drift_summary(res, rare_max=5, frequent_min=3)
-    with pytest.raises(ValueError, match="constant"):
-        dynamics.spearman([1, 1, 1], [1, 2, 3])
+def test_drift_by_frequency():
+    counts = [0, 1, 2, 150, 300, 5]
+    drift = [0.0, 0.1, 0.2, 0.8, 0.9, 0.3]
+    s = dynamics.drift_by_frequency(counts, drift, rare_max=2, frequent_min=100)
+    assert s.rho == pytest.approx(1.0) and s.median_rare == pytest.approx(0.15) and s.median_frequent == pytest.approx(0.85)
+    assert s.n_unseen == 1 and s.max_unseen == 0.0 and s.n_rare == 2 and s.n_frequent == 2
+    with pytest.raises(ValueError, match="rare_max < frequent_min"):
+        dynamics.drift_by_frequency(counts, drift, rare_max=5, frequent_min=3)
+    with pytest.raises(ValueError, match="no token"):
+        dynamics.drift_by_frequency(counts, drift, rare_max=3, frequent_min=1000)
+    with pytest.raises(ValueError, match="equally long"):
+        dynamics.drift_by_frequency(counts, drift[:3])
+    with pytest.raises(ValueError, match="finite"):
+        dynamics.drift_by_frequency(counts, [float("nan")] * 6)
+    with pytest.raises(ValueError, match="constant"):  # stats.spearman refuses instead of returning NaN
+        dynamics.drift_by_frequency([1, 2, 150, 300], [0.5] * 4, rare_max=2, frequent_min=100)
 
 
-def test_rare_loss_and_position_losses():
+def test_dynamics_uses_the_one_spearman():
+    tree = ast.parse(Path(dynamics.__file__).read_text(encoding="utf-8"))
+    froms = {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)}
+    assert "embedbook.stats" in froms and "embedbook.similarity" not in froms and "scipy.stats" not in froms
+
+
+def test_position_losses_and_loss_by_count():
     model = _tiny(False)
     ids = torch.randint(0, 50, (40,), generator=torch.Generator().manual_seed(0))
     losses, inputs = dynamics.position_losses(model, ids, 6)
-    assert losses.shape == inputs.shape and torch.isfinite(losses).all()
+    assert losses.shape == inputs.shape == (36,) and torch.isfinite(losses).all()
+    assert model.training  # mode restored
     counts = torch.zeros(50, dtype=torch.long)
     counts[inputs[0]] = 1
-    assert dynamics.rare_loss(losses, inputs, counts) == pytest.approx(float(losses[inputs == inputs[0]].mean()))
-    with pytest.raises(ValueError, match="no validation position"):
-        dynamics.rare_loss(losses, inputs, torch.zeros(50, dtype=torch.long))
-    with pytest.raises(ValueError, match="multipliers"):
-        dynamics.lr_mult_sweep([["a", "b"]] * 50, mults=(1.0, 0.0))
+    mean, n = dynamics.loss_by_count(losses, inputs, counts, 1, 10)
+    assert mean == pytest.approx(float(losses[inputs == inputs[0]].mean())) and n == int((inputs == inputs[0]).sum())
+    with pytest.raises(ValueError, match="no position"):
+        dynamics.loss_by_count(losses, inputs, torch.zeros(50, dtype=torch.long))
+    with pytest.raises(ValueError, match="low must be"):
+        dynamics.loss_by_count(losses, inputs, counts, 5, 1)
+    with pytest.raises(TypeError, match="1-D LongTensor"):
+        dynamics.position_losses(model, ids.float(), 6)
+    with pytest.raises(ValueError, match="context"):
+        dynamics.position_losses(model, ids[:5], 6)
 
 
-def test_fruit_corpus_and_pull():
-    corpus = dynamics.fruit_corpus(200)
-    assert not any("苹果" in s and "香蕉" in s for s in corpus)
-    assert corpus == dynamics.fruit_corpus(200)
-    r = dynamics.cooccurrence_pull(corpus, [("苹果", "香蕉")], steps=4, every=2, seeds=(0,), d=8)
-    assert r["cos"].shape == (1, 3, 1) and r["steps"] == [0, 2, 4]
-    with pytest.raises(KeyError, match="榴莲"):
-        dynamics.cooccurrence_pull(corpus, [("苹果", "榴莲")], steps=2, every=2, seeds=(0,), d=8)
+# --- chapter 05's experiments, small ---------------------------------------------------------------------
+
+
+def test_chapter_checks_on_small_runs():
+    from embedbook.experiments import ch05_learning as ch05
+
+    assert ch05.check_c12(ch05.run_touched(vocab=200, d=16, batch=2, context=8)).verdict == claims.CORRECTED
+    opt = ch05.run_optimizers(drift_steps=3)
+    assert opt.adam_refused == 1 and "sparse" in opt.adam_error.lower()
+    assert ch05.check_c13(opt).verdict == claims.CORRECTED
+    assert ch05.check_c14(ch05.run_survey()).verdict == claims.REFUTED
+    pull = ch05.run_pull(40, seeds=(0,), max_steps=20, eval_every=10)
+    v = ch05.check_c38(pull)
+    assert v.verdict == claims.INCONCLUSIVE and "seed" in v.evidence  # one seed cannot decide
+    assert np.asarray(pull.cos).shape == (1, len(pull.steps[0]), 2)
+
+
+def test_fruit_corpus():
+    from embedbook.experiments import ch05_learning as ch05
+
+    corpus = ch05.fruit_corpus(200)
+    words = {"苹果", "香蕉", "手机", "电脑"}
+    assert all(len(words & set(s)) == 1 for s in corpus)
+    assert corpus == ch05.fruit_corpus(200)
     with pytest.raises(ValueError):
-        dynamics.fruit_corpus(0)
-
-
-def test_checks_decide_from_numbers():
-    r = {"untied": {"vocab": 10, "in_batch": 3, "touched": 3, "untouched": 7, "touched_absent": 0, "present_untouched": 0},
-         "tied": {"vocab": 10, "in_batch": 3, "touched": 10, "untouched": 0, "touched_absent": 7, "present_untouched": 0}}
-    assert dynamics.check_c12(result=r).verdict == claims.CORRECTED
-    r["untied"]["touched"] = 5
-    assert dynamics.check_c12(result=r).verdict == claims.REFUTED
-    sweep = {"mults": [1.0, 10.0], "seeds": [0, 1, 2], "rare": [[5.0, 5.1, 5.2], [5.0, 5.2, 5.1]], "n_rare_positions": 9}
-    assert dynamics.check_c16(result=sweep).verdict == claims.NOT_HERE
-    sweep["rare"][1] = [4.0, 4.1, 4.2]
-    assert dynamics.check_c16(result=sweep).verdict == claims.CORRECTED
-    cos = np.zeros((2, 3, 2))
-    cos[:, -1, 0] = 0.9
-    assert dynamics.check_c38(result={"cos": cos}).verdict == claims.CONFIRMED
-    cos[:, -1, 1] = 0.95
-    assert dynamics.check_c38(result={"cos": cos}).verdict == claims.REFUTED
-    assert dynamics.check_c14(result={"adam_losses": (2.0, 1.0)}).verdict == claims.REFUTED
+        ch05.fruit_corpus(0)
