@@ -383,7 +383,8 @@ def train(model: TinyLM, train_ids: torch.LongTensor, val_ids: torch.LongTensor,
           warmup: int = 0, eval_every: int = 50, seed: int = 0, progress: bool = True,
           extra_fn: Callable[[torch.Tensor], torch.Tensor] | None = None, weight_decay: float = 0.0,
           clip: float | None = 1.0, eval_batches: int | None = None, patience: int | None = None,
-          min_delta: float = 0.0, on_eval: Callable[[int, "TinyLM"], None] | None = None) -> History:
+          min_delta: float = 0.0, on_eval: Callable[[int, "TinyLM"], None] | None = None,
+          min_steps: int = 0) -> History:
     """Train ``model`` on random windows of ``train_ids``, evaluating on ``val_ids`` at step 0, every
     ``eval_every`` steps and at the end.
 
@@ -404,6 +405,8 @@ def train(model: TinyLM, train_ids: torch.LongTensor, val_ids: torch.LongTensor,
         patience: early stopping: stop once the validation loss has not improved by ``min_delta`` for
             ``patience`` evaluations, and restore the best weights (None: train all ``steps``).
         min_delta: the improvement (nats) that counts for early stopping.
+        min_steps: early stopping never stops before this many steps (a small model can sit on the
+            unigram plateau for a while before it learns to use the context; 0: no minimum).
         on_eval: optional ``on_eval(step, model)`` called after each evaluation (step 0 included), e.g. to
             record a statistic of the weights along the way.
 
@@ -428,6 +431,8 @@ def train(model: TinyLM, train_ids: torch.LongTensor, val_ids: torch.LongTensor,
         raise ValueError(f"patience must be a positive int (evaluations without improvement) or None, got {patience!r}")
     if not min_delta >= 0:
         raise ValueError(f"min_delta must be >= 0, got {min_delta}")
+    if not isinstance(min_steps, int) or isinstance(min_steps, bool) or min_steps < 0:
+        raise ValueError(f"min_steps must be an int >= 0, got {min_steps!r}")
     opts = make_optimizers(model, optimizer, lr, emb_lr_mult, weight_decay)
     base = [[g["lr"] for g in o.param_groups] for o in opts]
     gen = torch.Generator().manual_seed(seed)
@@ -487,7 +492,7 @@ def train(model: TinyLM, train_ids: torch.LongTensor, val_ids: torch.LongTensor,
         if (step + 1) % eval_every == 0 or step + 1 == steps:
             record(step + 1, sum(running) / len(running))
             running = []
-            if patience is not None and stale >= patience:
+            if patience is not None and stale >= patience and step + 1 >= min_steps:
                 hist.plateau = True
                 break
     if bar is not None:
