@@ -169,3 +169,10 @@ def test_fruit_corpus():
     assert corpus == ch05.fruit_corpus(200)
     with pytest.raises(ValueError):
         ch05.fruit_corpus(0)
+
+
+def test_chapter_summary_has_a_line_for_every_outcome():
+    from embedbook.experiments import ch05_learning as ch05
+
+    for cid, lines in ch05.SUMMARY.items():
+        assert set(lines) == set(claims.rule_of(cid).outcomes), cid

@@ -131,3 +131,22 @@ def test_init_imports_nothing_of_the_package():
     ours = [n for n in ast.walk(tree) if isinstance(n, (ast.Import, ast.ImportFrom))
             and any("embedbook" in (a.name if isinstance(n, ast.Import) else (n.module or "")) for a in n.names)]
     assert not ours
+
+
+def test_chapter_summary_has_a_line_for_every_outcome():
+    from embedbook import claims
+    from embedbook.experiments import ch06_init as ch06
+
+    for cid, lines in ch06.SUMMARY.items():
+        assert set(lines) == set(claims.rule_of(cid).outcomes), cid
+
+
+def test_c21_and_c23_on_small_runs():
+    from embedbook import claims
+    from embedbook.experiments import ch06_init as ch06
+
+    step0 = ch06.run_step0(dims=(64,), seeds=(0,), windows=4, schemes=(ch06.LITERAL, ch06.READING, "xavier_normal"))
+    assert ch06.check_c21(step0).verdict == claims.CORRECTED
+    default = ch06.run_default(seeds=(0,))
+    assert abs(default.default_std - 1) < 0.02 and default.step_default * 10 < default.step_small
+    assert ch06.check_c23(default).verdict == claims.CORRECTED

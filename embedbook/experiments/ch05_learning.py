@@ -296,9 +296,9 @@ def check_c14(r: Survey) -> claims.Verdict:
         return head + {
             CONFIRMED: "Some do use SGD.",
             REFUTED: ("They train with dense gradients, which dense Adam accepts (as measured above), so the sparse-gradient "
-                      f"limitation never arises for them. Where SGD on sparse gradients is the norm is elsewhere: "
-                      f"recommendation models such as {SPARSE_SGD_EXAMPLE[0]} ({SPARSE_SGD_EXAMPLE[1]}), whose tables have "
-                      "billions of rows."),
+                      "limitation never arises for them. Sparse gradients and SGD do go together elsewhere: in "
+                      f"recommendation models, whose tables hold a row per user or item; {SPARSE_SGD_EXAMPLE[0]}'s "
+                      "reference implementation, for one, trains with SGD."),
             INCONCLUSIVE: "Too few models were surveyed to say.",
         }[v]
 
@@ -579,9 +579,10 @@ def check_c16(r: LrStudy) -> claims.Verdict:
             CORRECTED: ("It helped rare tokens on every seed, but less than it helped everywhere: a faster or better "
                         "model overall, not a remedy aimed at rare tokens."),
             REFUTED: "It hurt rare tokens on every seed.",
-            INCONCLUSIVE: _weak_reason("C16", figures, "At the plateau the effect is inside the spread over seeds (they "
-                                       "disagree on its sign) or smaller than the rule's minimum: no effect can be "
-                                       "claimed either way."),
+            INCONCLUSIVE: _weak_reason("C16", figures, (
+                "At the plateau the seeds disagree on the sign of the effect on rare inputs" if rare.lo < 0 < rare.hi
+                else "At the plateau the effect on rare inputs is smaller than the rule's minimum")
+                + ": no effect can be claimed either way."),
         }[v]
 
     return claims.judge("C16", figures, evidence, strength=_strength(r, [0, 1]))

@@ -53,6 +53,8 @@ class Step0(Result):
         out = {"d_min": min(self.dims), "d_max": max(self.dims)}
         for name, key in ((LITERAL, "literal"), (READING, "reading"), ("torch_default", "default"),
                           ("normal_0.02", "small_std"), ("xavier_normal", "xavier")):
+            if name not in self.stats:
+                continue
             for d in self.dims:
                 for stat in ("emb_rms", "logit_std", "loss0", "loss0_untied"):
                     out[f"{key}_{stat}_{d}"] = self.stats[name][d][stat]
@@ -485,7 +487,8 @@ def check_c23(r: DefaultStart) -> claims.Verdict:
                         "overconfident start that it leaves slowly, and warm-up, which shrinks the early steps further, "
                         "cannot speed that up. Warm-up's documented purpose is different: large gradients near the "
                         "output of Post-LN Transformers (Xiong et al. 2020) and Adam's noisy early estimates (Liu et al. "
-                        "2020). Reference models change the scale instead: " + listed + "."),
+                        "2020). Reference models choose the scale themselves (" + listed + "); T5, the one that keeps "
+                        "unit scale, holds its learning rate constant for its first 10⁴ steps rather than ramping it up."),
             INCONCLUSIVE: "The two starts get first steps of similar relative size; this measurement cannot tell.",
         }[v]
 
@@ -508,8 +511,8 @@ SUMMARY: dict[str, dict[str, str]] = {
             INCONCLUSIVE: "these runs cannot say whether GloVe rows speed convergence"},
     "C23": {REFUTED: "nn.Embedding does not start from N(0, 1)",
             CONFIRMED: "nn.Embedding starts from N(0, 1), and that start gets the relatively larger first steps",
-            CORRECTED: "nn.Embedding does start from N(0, 1), but under Adam that start gets relatively tiny steps: "
-                       "its problem is an overconfident start, which reference models avoid by changing the scale, "
-                       "not by warm-up",
+            CORRECTED: "nn.Embedding does start from N(0, 1), but under Adam that start gets relatively tiny steps, "
+                       "not violent ones: its problem is an overconfident start, which warm-up cannot speed up; "
+                       "reference models set the scale themselves",
             INCONCLUSIVE: "nn.Embedding starts from N(0, 1); what that means for warm-up is undecided here"},
 }
