@@ -1,186 +1,231 @@
-"""Word2Vec trained in the book (gensim), similarity benchmarks and neighbour comparisons.
+"""Word2Vec: one skip-gram step with negative sampling in torch, and deterministic training with gensim.
 
-Training is deterministic: a fixed seed, one worker thread and a fixed corpus order give the
-same vectors on every run (gensim's multi-threaded training does not).
+- :func:`sgns_loss`, :func:`sgns_step` — the skip-gram objective with negative sampling (Mikolov et al.,
+  2013) and one SGD step of it on two embedding tables, in plain torch on any device: what gensim and
+  word2vec.c do for every (centre, context) pair;
+- :func:`train` — gensim's Word2Vec, skip-gram or CBOW, with one worker thread and a fixed seed so the
+  vectors are the same on every run (gensim's multi-threaded training is not repeatable); optionally the
+  training loss of every epoch;
+- :func:`as_space`, :func:`counts` — a trained model's vectors as a :class:`~embedbook.similarity.Space`,
+  and its words' corpus counts.
 
-Used by chapters 08_similarity (a Word2Vec space for the norm-frequency plot), 09_analogies (the
-People's Daily model for Chinese analogies) and 10_word2vec (training, benchmarks, the usage map;
-claim C39).
+Used by chapters 08_similarity, 09_analogies and 10_word2vec.
 """
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Iterable
 
 import numpy as np
+import torch
+import torch.nn.functional as F
 
-from embedbook import claims
-from embedbook.similarity import Space, spearman
+from embedbook.similarity import Space
+
+__all__ = ["ARCHITECTURES", "as_space", "counts", "sgns_loss", "sgns_step", "train"]
+
+ARCHITECTURES = {"skipgram": 1, "skip-gram": 1, "sg": 1, "cbow": 0}
+
+
+# --- the objective, in torch ------------------------------------------------------------------------
+
+
+def _vectors(x, name: str) -> torch.Tensor:
+    if not isinstance(x, torch.Tensor) or not x.is_floating_point():
+        raise TypeError(f"{name} must be a float tensor, got {type(x).__name__}"
+                        + (f" of {x.dtype}" if isinstance(x, torch.Tensor) else ""))
+    return x
+
+
+def sgns_loss(center: torch.Tensor, context: torch.Tensor, negatives: torch.Tensor) -> torch.Tensor:
+    """Skip-gram's loss with negative sampling for one (centre, context) pair:
+    ``-log σ(u_o·v) - Σ_k log σ(-u_k·v)``.
+
+    Args:
+        center: ``(d,)``, the centre word's input vector ``v``.
+        context: ``(d,)``, the context word's output vector ``u_o``.
+        negatives: ``(K, d)``, the output vectors ``u_k`` of ``K`` sampled noise words.
+
+    Returns:
+        a scalar tensor (differentiable), on the inputs' device.
+
+    Raises:
+        TypeError: an input that is not a float tensor. ValueError: shapes that do not fit, or devices
+            that differ.
+    """
+    v, u, n = _vectors(center, "center"), _vectors(context, "context"), _vectors(negatives, "negatives")
+    if v.dim() != 1 or u.shape != v.shape or n.dim() != 2 or n.shape[1] != v.shape[0]:
+        raise ValueError(f"need center (d,), context (d,) and negatives (K, d); got {tuple(v.shape)}, "
+                         f"{tuple(u.shape)} and {tuple(n.shape)}")
+    if len({v.device, u.device, n.device}) > 1:
+        raise ValueError(f"the vectors live on different devices: {v.device}, {u.device}, {n.device}")
+    return -F.logsigmoid(u @ v) - F.logsigmoid(-(n @ v)).sum()
+
+
+def sgns_step(
+    w_in: torch.Tensor, w_out: torch.Tensor, center: int, context: int, negatives, lr: float = 0.025
+) -> float:
+    """One SGD step of skip-gram with negative sampling, in place, on the rows the pair touches.
+
+    The gradients are the closed forms word2vec.c applies (with ``s = σ(u·v)``): for the centre row
+    ``(s_o - 1)·u_o + Σ_k s_k·u_k``, for the context row ``(s_o - 1)·v``, for each noise row ``s_k·v``;
+    all are computed from the values before the step.
+
+    Args:
+        w_in: ``(V, d)`` input (centre-word) vectors: the embedding table.
+        w_out: ``(V, d)`` output (context-word) vectors, on the same device.
+        center, context: word ids.
+        negatives: ``K`` noise word ids (a list or an integer tensor).
+        lr: the learning rate, ``> 0``.
+
+    Returns:
+        the pair's loss before the step.
+
+    Raises:
+        ValueError: tables of different shapes or devices, an id out of range, no negatives, or
+            ``lr <= 0``. TypeError: a table that is not a float tensor.
+    """
+    _vectors(w_in, "w_in")
+    _vectors(w_out, "w_out")
+    if w_in.dim() != 2 or w_in.shape != w_out.shape or w_in.device != w_out.device:
+        raise ValueError(f"w_in and w_out must be (V, d) tables of one shape on one device, got "
+                         f"{tuple(w_in.shape)} on {w_in.device} and {tuple(w_out.shape)} on {w_out.device}")
+    if not lr > 0:
+        raise ValueError(f"lr must be positive, got {lr!r}")
+    neg = torch.as_tensor(negatives, device=w_in.device).reshape(-1)
+    if neg.numel() == 0 or neg.is_floating_point():
+        raise ValueError("negatives must be one or more integer word ids")
+    ids = [int(center), int(context), *neg.tolist()]
+    if min(ids) < 0 or max(ids) >= len(w_in):
+        raise ValueError(f"word ids must lie in [0, {len(w_in)}), got {ids}")
+    with torch.no_grad():
+        v, u_o, u_n = w_in[center].clone(), w_out[context].clone(), w_out[neg].clone()
+        s_o, s_n = torch.sigmoid(u_o @ v), torch.sigmoid(u_n @ v)
+        loss = float(-F.logsigmoid(u_o @ v) - F.logsigmoid(-(u_n @ v)).sum())
+        w_in[center] -= lr * ((s_o - 1) * u_o + s_n @ u_n)
+        w_out[context] -= lr * (s_o - 1) * v
+        w_out.index_add_(0, neg, -lr * s_n[:, None] * v)  # a noise word drawn twice is updated twice
+    return loss
+
+
+# --- training with gensim ------------------------------------------------------------------------------
+
+
+def _architecture(sg) -> int:
+    if isinstance(sg, str):
+        key = sg.strip().lower()
+        if key not in ARCHITECTURES:
+            raise ValueError(f"unknown architecture {sg!r}: use 'skipgram' or 'cbow' (or sg=True / False)")
+        return ARCHITECTURES[key]
+    if isinstance(sg, (bool, np.bool_)) or sg in (0, 1):
+        return int(bool(sg))
+    raise ValueError(f"sg must be True (skip-gram), False (CBOW), 'skipgram' or 'cbow'; got {sg!r}")
+
+
+def _sentences(corpus) -> list[list[str]]:
+    if isinstance(corpus, (str, bytes)) or not isinstance(corpus, Iterable):
+        raise TypeError("the corpus must be an iterable of token lists, e.g. data.lee_corpus(); "
+                        f"got {type(corpus).__name__}")
+    out = []
+    for n, sent in enumerate(corpus):  # any iterable, a generator included: read once, here
+        if isinstance(sent, (str, bytes)) or not isinstance(sent, Iterable):
+            raise TypeError(f"sentence {n} is a {type(sent).__name__}, not a list of tokens; split each text first")
+        tokens = list(sent)
+        if not all(isinstance(t, str) for t in tokens):
+            raise TypeError(f"sentence {n} holds a token that is not a string: {next(t for t in tokens if not isinstance(t, str))!r}")
+        out.append(tokens)
+    if not any(out):
+        raise ValueError("the corpus is empty; pass a list of token lists, e.g. data.lee_corpus()")
+    return out
 
 
 def train(
-    corpus: Sequence[Sequence[str]],
-    sg: bool = True,
+    corpus,
+    sg=True,
     vector_size: int = 100,
     window: int = 5,
     min_count: int = 5,
     epochs: int = 5,
     seed: int = 0,
     negative: int = 5,
+    compute_loss: bool = False,
 ):
-    """Train gensim Word2Vec (skip-gram when ``sg`` else CBOW) with one worker and a fixed seed.
+    """Train gensim's Word2Vec with one worker thread and a fixed seed: the same vectors on every run.
 
-    Returns the gensim ``Word2Vec`` model; its ``wv`` lists words most frequent first.
+    Args:
+        corpus: an iterable of token lists (a list, or a generator: it is read once into memory).
+        sg: the architecture: ``True`` or ``"skipgram"`` for skip-gram, ``False`` or ``"cbow"`` for CBOW.
+        vector_size: the dimension ``d``.
+        window: the largest distance between a centre word and a context word.
+        min_count: words seen fewer times are dropped.
+        epochs: passes over the corpus.
+        seed: the seed of the initial vectors and the noise samples.
+        negative: noise words per pair (negative sampling).
+        compute_loss: record the training loss of every epoch as ``model.epoch_losses`` (a list).
+
+    Returns:
+        the gensim ``Word2Vec`` model; ``model.wv`` lists its words most frequent first.
+
+    Raises:
+        TypeError: a corpus that is not an iterable of token lists. ValueError: an empty corpus, an unknown
+            architecture, a size that is not a positive integer, or no word seen ``min_count`` times.
+        MissingResource: gensim is not installed.
     """
     from embedbook.data import _need
 
     models = _need("gensim.models", "gensim")
-    if not corpus or not any(corpus):
-        raise ValueError("the corpus is empty; pass a list of token lists, e.g. data.lee_corpus()")
-    if isinstance(corpus[0], str):
-        raise TypeError("the corpus must be a list of token lists, not a list of strings; split each text first")
-    for name, v in (("vector_size", vector_size), ("window", window), ("min_count", min_count), ("epochs", epochs)):
-        if not isinstance(v, int) or v <= 0:
+    callbacks = _need("gensim.models.callbacks", "gensim")
+    arch = _architecture(sg)
+    for name, v in (("vector_size", vector_size), ("window", window), ("min_count", min_count),
+                    ("epochs", epochs), ("negative", negative)):
+        if not isinstance(v, (int, np.integer)) or isinstance(v, bool) or v <= 0:
             raise ValueError(f"{name} must be a positive int, got {v!r}")
-    sentences = [list(sent) for sent in corpus]
+    if not isinstance(seed, (int, np.integer)) or isinstance(seed, bool) or seed < 0:
+        raise ValueError(f"seed must be a non-negative int, got {seed!r}")
+    sentences = _sentences(corpus)
     model = models.Word2Vec(
         vector_size=vector_size, window=window, min_count=min_count,
-        sg=int(bool(sg)), negative=negative, epochs=epochs, seed=seed, workers=1,
+        sg=arch, negative=negative, epochs=epochs, seed=seed, workers=1,
     )
     model.build_vocab(sentences)
     if len(model.wv) == 0:
         raise ValueError(f"no word occurs min_count={min_count} times; lower min_count or use a bigger corpus")
-    model.train(sentences, total_examples=model.corpus_count, epochs=epochs)
+
+    class _EpochLoss(callbacks.CallbackAny2Vec):
+        """gensim keeps one running sum: read it and reset it after every epoch."""
+
+        def __init__(self) -> None:
+            self.losses: list[float] = []
+
+        def on_epoch_end(self, m) -> None:
+            self.losses.append(float(m.get_latest_training_loss()))
+            m.running_training_loss = 0.0
+
+    record = _EpochLoss()
+    model.train(sentences, total_examples=model.corpus_count, epochs=epochs, compute_loss=compute_loss,
+                callbacks=[record] if compute_loss else ())
+    if compute_loss:
+        model.epoch_losses = record.losses
     return model
 
 
 def as_space(model) -> Space:
-    """The model's vectors as a :class:`~embedbook.similarity.Space` (most frequent word first)."""
+    """A trained model's vectors as a :class:`~embedbook.similarity.Space` (most frequent word first).
+
+    Raises:
+        TypeError: not a gensim Word2Vec model (nothing at ``model.wv``).
+    """
+    if not hasattr(model, "wv"):
+        raise TypeError(f"expected a gensim Word2Vec model (with .wv), got {type(model).__name__}")
     return Space(model.wv.index_to_key, model.wv.vectors)
 
 
 def counts(model) -> np.ndarray:
-    """Corpus count of each word, in the model's vocabulary order."""
+    """Corpus count of each word, in the model's vocabulary order (most frequent first).
+
+    Raises:
+        TypeError: not a gensim Word2Vec model.
+    """
+    if not hasattr(model, "wv"):
+        raise TypeError(f"expected a gensim Word2Vec model (with .wv), got {type(model).__name__}")
     return np.array([model.wv.get_vecattr(w, "count") for w in model.wv.index_to_key])
-
-
-def minilm_input_space() -> Space:
-    """MiniLM's input embedding table restricted to whole-word alphabetic tokens (no ``##`` pieces).
-
-    The WordPiece vocabulary is not frequency ordered, so use wordfreq for frequencies.
-    """
-    from embedbook import data
-
-    tok, model = data.load_encoder()
-    table = model.embeddings.word_embeddings.weight.detach().cpu().numpy()
-    vocab = tok.get_vocab()
-    keep = sorted((i, w) for w, i in vocab.items() if w.isalpha() and w.isascii())
-    return Space([w for _, w in keep], table[[i for i, _ in keep]])
-
-
-def similarity_benchmark(space: Space, pairs: Sequence[tuple[str, str, float]]) -> dict[str, float]:
-    """Spearman correlation between cosine and human scores over the pairs the space covers.
-
-    Returns ``{"spearman", "covered", "total"}``; pairs with an unknown word are left out (and
-    counted), as is usual, so always report coverage next to the correlation.
-    """
-    if not pairs:
-        raise ValueError("no word pairs given; use data.wordsim353() or data.simlex999()")
-    model, human = [], []
-    for a, b, score in pairs:
-        if a in space and b in space:
-            model.append(float(space.unit[space.id(a)] @ space.unit[space.id(b)]))
-            human.append(score)
-    if len(model) < 3:
-        raise ValueError(f"the space covers only {len(model)} of {len(pairs)} pairs; too few to correlate")
-    return {"spearman": spearman(model, human), "covered": len(model), "total": len(pairs)}
-
-
-def top_neighbours(space: Space, word: str, k: int, allowed: np.ndarray | None = None) -> list[str]:
-    """The ``k`` nearest words to ``word`` by cosine, searching only rows where ``allowed`` is True."""
-    i = space.id(word)
-    sims = (space.unit @ space.unit[i]).astype(np.float64)
-    if allowed is not None:
-        sims[~allowed] = -np.inf
-    sims[i] = -np.inf
-    if k <= 0 or k >= np.isfinite(sims).sum():
-        raise ValueError(f"k={k} must be positive and below the number of searchable words")
-    part = np.argpartition(-sims, k - 1)[:k]
-    order = part[np.lexsort((part, -sims[part]))]  # by score, ties by row: deterministic
-    return [space.words[j] for j in order]
-
-
-def neighbour_overlap(s1: Space, s2: Space, words: Sequence[str], k: int = 10) -> np.ndarray:
-    """For each word, the share of its top-``k`` neighbours that two spaces agree on.
-
-    Neighbours are searched only among words both spaces know, so a smaller vocabulary does not
-    by itself lower the overlap.
-    """
-    if not words:
-        raise ValueError("no words to compare")
-    shared = sorted(set(s1.words) & set(s2.words), key=s1.index.get)  # s1's order: deterministic
-    # search within the shared words only: a smaller table, and the same candidates for both spaces
-    sub1 = Space(shared, s1.vectors[[s1.index[w] for w in shared]])
-    sub2 = Space(shared, s2.vectors[[s2.index[w] for w in shared]])
-    out = []
-    for w in words:
-        n1 = set(top_neighbours(sub1, w, k))
-        n2 = set(top_neighbours(sub2, w, k))
-        out.append(len(n1 & n2) / k)
-    return np.array(out)
-
-
-# --- claim C39: usage, not dictionary meaning ---------------------------------------------------
-
-
-def measure_usage(smoke: bool = False, k: int = 10, min_count: int = 20, seed: int = 0) -> dict:
-    """Train skip-gram on two English corpora of equal size, twice each (two seeds); compare neighbours.
-
-    Corpus A is the Lee news corpus; corpus B is as many tokens of the Wikipedia sample. For the
-    words frequent in both, the top-``k`` neighbour overlap across seeds (same corpus) is the
-    noise floor; the overlap across corpora (same seed) shows what the corpus changes.
-    """
-    from embedbook import data
-
-    lee = data.lee_corpus()
-    n_tokens = sum(map(len, lee))
-    wiki, total = [], 0
-    for art in data.wiki_corpus():
-        if total >= n_tokens:
-            break
-        wiki.append(art[: n_tokens - total])
-        total += len(wiki[-1])
-    epochs = 5 if smoke else 20
-    spaces = {
-        (name, s): as_space(train(corp, sg=True, vector_size=50, min_count=min_count, epochs=epochs, seed=seed + s))
-        for name, corp in (("lee", lee), ("wiki", wiki)) for s in (0, 1)
-    }
-    common = [w for w in spaces[("lee", 0)].words if w in spaces[("wiki", 0)].index]
-    words = [w for w in common if len(w) > 2][: (30 if smoke else 200)]
-    same_lee = neighbour_overlap(spaces[("lee", 0)], spaces[("lee", 1)], words, k)
-    same_wiki = neighbour_overlap(spaces[("wiki", 0)], spaces[("wiki", 1)], words, k)
-    across = neighbour_overlap(spaces[("lee", 0)], spaces[("wiki", 0)], words, k)
-    return {
-        "words": words, "k": k, "n_tokens": n_tokens, "spaces": spaces,
-        "same_lee": same_lee, "same_wiki": same_wiki, "across": across,
-    }
-
-
-@claims.check("C39")
-def check_c39(smoke: bool = False, result: dict | None = None) -> claims.Verdict:
-    """Settle C39: do a word's neighbours depend on the corpus beyond training noise?"""
-    r = result or measure_usage(smoke=smoke)
-    floor = float(min(r["same_lee"].mean(), r["same_wiki"].mean()))
-    across = float(r["across"].mean())
-    lower = float((r["across"] < np.minimum(r["same_lee"], r["same_wiki"])).mean())
-    verdict = claims.CONFIRMED if across < 0.5 * floor and lower > 0.5 else (
-        claims.CORRECTED if across < floor else claims.REFUTED)
-    evidence = (
-        f"Skip-gram trained on two English corpora of {r['n_tokens']:,} tokens each (Lee news, Wikipedia sample): "
-        f"for {len(r['words'])} words frequent in both, the two corpora share {across:.0%} of their top-{r['k']} "
-        f"neighbours, while retraining on the same corpus with another seed keeps at least {floor:.0%}. "
-        f"For {lower:.0%} of the words the cross-corpus overlap is below both same-corpus overlaps: the corpus, "
-        "not the word's dictionary meaning, decides its neighbours."
-    )
-    return claims.Verdict("C39", verdict, evidence,
-                          figures={"overlap_across": across, "overlap_same": floor, "share_lower": lower})

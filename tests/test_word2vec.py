@@ -1,10 +1,13 @@
-"""Unit tests for embedbook.word2vec on a tiny synthetic corpus (seconds)."""
+"""Unit tests for embedbook.word2vec (the skip-gram step in torch; gensim training on a tiny corpus, in
+seconds) and for the helpers of chapter 10's experiment."""
 
 import numpy as np
 import pytest
+import torch
+import torch.nn.functional as F
 
-from embedbook import claims, word2vec as W
-from embedbook.similarity import Space
+from embedbook import word2vec as W
+from embedbook.experiments import ch10_word2vec as ch10
 
 
 @pytest.fixture(scope="module")
@@ -19,6 +22,70 @@ def corpus():
     return out
 
 
+# --- the objective in torch -------------------------------------------------------------------------------------
+
+
+def test_sgns_loss_matches_the_formula():
+    g = torch.Generator().manual_seed(0)
+    v, u, n = torch.randn(4, generator=g), torch.randn(4, generator=g), torch.randn(3, 4, generator=g)
+    want = -torch.log(torch.sigmoid(u @ v)) - torch.log(torch.sigmoid(-(n @ v))).sum()
+    assert torch.allclose(W.sgns_loss(v, u, n), want)
+
+
+def test_sgns_step_is_a_gradient_step_on_the_touched_rows_only():
+    g = torch.Generator().manual_seed(1)
+    w_in, w_out = torch.randn(6, 4, generator=g), torch.randn(6, 4, generator=g)
+    c, o, noise, lr = 0, 2, torch.tensor([4, 5]), 0.3
+    a_in, a_out = w_in.clone().requires_grad_(), w_out.clone().requires_grad_()
+    W.sgns_loss(a_in[c], a_out[o], a_out[noise]).backward()
+    new_in, new_out = w_in.clone(), w_out.clone()
+    loss = W.sgns_step(new_in, new_out, c, o, noise, lr=lr)
+    assert loss == pytest.approx(float(W.sgns_loss(w_in[c], w_out[o], w_out[noise])))
+    assert torch.allclose(new_in, w_in - lr * a_in.grad) and torch.allclose(new_out, w_out - lr * a_out.grad)
+    untouched = [1, 3]
+    assert torch.equal(new_out[untouched], w_out[untouched]) and torch.equal(new_in[1:], w_in[1:])
+
+
+def test_sgns_step_repeated_noise_word_counts_twice():
+    g = torch.Generator().manual_seed(2)
+    w_in, w_out = torch.randn(4, 3, generator=g), torch.randn(4, 3, generator=g)
+    a_in, a_out = w_in.clone().requires_grad_(), w_out.clone().requires_grad_()
+    W.sgns_loss(a_in[0], a_out[1], a_out[[3, 3]]).backward()
+    W.sgns_step(w_in, w_out, 0, 1, [3, 3], lr=1.0)
+    assert torch.allclose(w_out, a_out.detach() - a_out.grad)
+
+
+def test_sgns_shared_contexts_pull_rows_together():
+    g = torch.Generator().manual_seed(0)
+    w_in, w_out = 0.5 * torch.randn(7, 8, generator=g), 0.5 * torch.randn(7, 8, generator=g)
+    pairs = [(0, 3), (0, 4), (1, 3), (1, 4), (2, 5), (2, 6)]
+    for step in range(300):
+        c, o = pairs[step % len(pairs)]
+        W.sgns_step(w_in, w_out, c, o, torch.randint(3, 7, (2,), generator=g), lr=0.2)
+    assert F.cosine_similarity(w_in[0], w_in[1], dim=0) > 0.8 > F.cosine_similarity(w_in[0], w_in[2], dim=0)
+
+
+def test_sgns_bad_input():
+    t = torch.zeros(4, 3)
+    with pytest.raises(ValueError, match="lie in"):
+        W.sgns_step(t, t.clone(), 0, 9, [1])
+    with pytest.raises(ValueError, match="lr"):
+        W.sgns_step(t, t.clone(), 0, 1, [2], lr=0)
+    with pytest.raises(ValueError, match="integer"):
+        W.sgns_step(t, t.clone(), 0, 1, [])
+    with pytest.raises(ValueError, match="one shape"):
+        W.sgns_step(t, torch.zeros(5, 3), 0, 1, [2])
+    with pytest.raises(TypeError, match="float tensor"):
+        W.sgns_step(np.zeros((4, 3)), t, 0, 1, [2])
+    with pytest.raises(ValueError, match="negatives"):
+        W.sgns_loss(torch.zeros(3), torch.zeros(3), torch.zeros(3))
+    with pytest.raises(TypeError):
+        W.sgns_loss(torch.zeros(3, dtype=torch.long), torch.zeros(3), torch.zeros(1, 3))
+
+
+# --- training with gensim -------------------------------------------------------------------------------------------
+
+
 def test_train_is_deterministic(corpus):
     a = W.train(corpus, vector_size=10, min_count=1, epochs=3, seed=1)
     b = W.train(corpus, vector_size=10, min_count=1, epochs=3, seed=1)
@@ -29,38 +96,69 @@ def test_train_is_deterministic(corpus):
     assert (np.diff(c) <= 0).all()  # most frequent first
 
 
+def test_architecture_by_name(corpus):
+    cbow = W.train(corpus, sg="cbow", vector_size=10, min_count=1, epochs=2, seed=0)
+    assert cbow.sg == 0  # sg="cbow" used to train skip-gram (a non-empty string is true)
+    assert W.train(corpus, sg=False, vector_size=10, min_count=1, epochs=2, seed=0).wv.vectors.tolist() == cbow.wv.vectors.tolist()
+    assert W.train(corpus, sg="skip-gram", vector_size=10, min_count=1, epochs=1).sg == 1
+    for bad in ("glove", 2, None, 0.5):
+        with pytest.raises(ValueError, match="skipgram|cbow"):
+            W.train(corpus, sg=bad)
+
+
+def test_train_takes_a_generator(corpus):
+    from_list = W.train(corpus, vector_size=10, min_count=1, epochs=2, seed=0)
+    from_gen = W.train((s for s in corpus), vector_size=10, min_count=1, epochs=2, seed=0)
+    assert np.array_equal(from_list.wv.vectors, from_gen.wv.vectors)
+    assert W.train(iter([("a", "b")] * 5), vector_size=4, min_count=1, epochs=1).wv.index_to_key
+
+
 def test_train_bad_input():
     with pytest.raises(ValueError, match="empty"):
         W.train([])
-    with pytest.raises(TypeError, match="token lists"):
+    with pytest.raises(ValueError, match="empty"):
+        W.train([[], []])
+    with pytest.raises(TypeError, match="token"):
         W.train(["a sentence"])
+    with pytest.raises(TypeError, match="iterable"):
+        W.train(42)
+    with pytest.raises(TypeError, match="not a string"):
+        W.train([["a", 3]])
     with pytest.raises(ValueError, match="epochs"):
         W.train([["a", "b"]], epochs=0)
+    with pytest.raises(ValueError, match="vector_size"):
+        W.train([["a", "b"]], vector_size=2.5)
+    with pytest.raises(ValueError, match="seed"):
+        W.train([["a", "b"]], seed=-1)
     with pytest.raises(ValueError, match="min_count"):
         W.train([["a", "b"]], min_count=5)
+    with pytest.raises(TypeError, match="Word2Vec"):
+        W.as_space("model")
+    with pytest.raises(TypeError, match="Word2Vec"):
+        W.counts(None)
 
 
-def test_similarity_benchmark_and_coverage():
-    sp = Space(["a", "b", "c", "d"], np.array([[1, 0], [0.9, 0.1], [0, 1], [-1, 0]], dtype=np.float32))
-    pairs = [("a", "b", 9.0), ("a", "c", 5.0), ("a", "d", 0.0), ("a", "zzz", 3.0)]
-    r = W.similarity_benchmark(sp, pairs)
-    assert r["covered"] == 3 and r["total"] == 4 and r["spearman"] == pytest.approx(1.0)
+def test_epoch_losses(corpus):
+    m = W.train(corpus, vector_size=10, min_count=1, epochs=4, seed=0, compute_loss=True)
+    assert len(m.epoch_losses) == 4 and all(x > 0 for x in m.epoch_losses)
+    assert not hasattr(W.train(corpus, vector_size=10, min_count=1, epochs=1), "epoch_losses")
+
+
+# --- chapter 10's helpers -------------------------------------------------------------------------------------------
+
+
+def test_token_slices_are_disjoint_and_exact():
+    corpus = [[f"t{i}" for i in range(j * 10, j * 10 + 10)] for j in range(10)]  # 100 tokens
+    a, b = ch10.token_slices(corpus, 35, parts=2)
+    flat_a, flat_b = sum(a, []), sum(b, [])
+    assert len(flat_a) == len(flat_b) == 35 and not set(flat_a) & set(flat_b)
+    assert flat_a + flat_b == [f"t{i}" for i in range(70)]
+    with pytest.raises(ValueError, match="fewer"):
+        ch10.token_slices(corpus, 60, parts=2)
+
+
+def test_epoch_improvement():
+    assert ch10.epoch_improvement([10, 9, 8, 8, 8, 8]) == pytest.approx(0.0)
+    assert ch10.epoch_improvement([10, 9, 8, 6]) > 0.2
     with pytest.raises(ValueError):
-        W.similarity_benchmark(sp, [])
-
-
-def test_neighbour_overlap():
-    rng = np.random.default_rng(0)
-    v = rng.normal(size=(30, 5)).astype(np.float32)
-    words = [f"w{i}" for i in range(30)]
-    s1 = Space(words, v)
-    s2 = Space(words[::-1], v[::-1])  # same vectors, other order
-    assert np.all(W.neighbour_overlap(s1, s2, words[:5], k=3) == 1.0)
-    with pytest.raises(ValueError):
-        W.neighbour_overlap(s1, s2, [], k=3)
-    with pytest.raises(ValueError):
-        W.top_neighbours(s1, "w0", 0)
-
-
-def test_c39_registered():
-    assert claims.has_check("C39")
+        ch10.epoch_improvement([3, 2])

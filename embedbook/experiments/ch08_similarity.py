@@ -1,0 +1,366 @@
+"""Chapter 08, "Measuring similarity": the measurements and the checks of C40 and C41."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+
+import numpy as np
+import torch
+
+from embedbook import claims, similarity, stats, timing
+from embedbook.book import Result
+from embedbook.claims import CONFIRMED, CORRECTED, INCONCLUSIVE, REFUTED
+from embedbook.similarity import Space
+
+# --- three measures, three neighbour lists -------------------------------------------------------------
+
+
+@dataclass
+class MetricAgreement(Result):
+    """How the top-k under the dot product and Euclidean distance compare with cosine's, and where their
+    neighbours sit among all vector lengths (0 = the shortest vector, 1 = the longest)."""
+
+    n_words: int
+    k: int
+    overlap_dot: float  # mean share of cosine's top-k that the dot product also returns
+    overlap_euclidean: float
+    pct_cosine: float  # mean length percentile of the neighbours each measure returns
+    pct_dot: float
+    pct_euclidean: float
+
+    def extra_glue(self) -> dict:
+        longer = self.pct_dot - self.pct_cosine
+        says = ("with the lengths left in, longer vectors win" if longer >= 0.05 else
+                "here the dot product does not favour longer vectors" if longer > -0.05 else
+                "here the dot product even favours shorter vectors")
+        return {"dot_says": says}
+
+
+def run_metric_agreement(space: Space, n_words: int = 50, k: int = 10, top: int = 10_000, seed: int = 0) -> MetricAgreement:
+    """Compare the three measures' top-``k`` for ``n_words`` query words drawn from the ``top`` most frequent."""
+    rng = np.random.default_rng(seed)
+    words = [space.words[i] for i in rng.choice(min(top, len(space)), n_words, replace=False)]
+    lengths = np.sqrt(space.sq_norms)
+    pct = np.argsort(np.argsort(lengths)) / (len(lengths) - 1)  # length percentile of every word
+    out: dict[str, list[float]] = defaultdict(list)
+    for w in words:
+        best = {m: [x for x, _ in similarity.neighbours(space, w, k, m)] for m in ("cosine", "dot", "euclidean")}
+        for m in ("dot", "euclidean"):
+            out[f"overlap_{m}"].append(len(set(best[m]) & set(best["cosine"])) / k)
+        for m, ws in best.items():
+            out[f"pct_{m}"].append(float(np.mean([pct[space.index[x]] for x in ws])))
+    return MetricAgreement(n_words=n_words, k=k, **{key: float(np.mean(v)) for key, v in out.items()})
+
+
+# --- C40: does a vector's length carry the word's frequency? ----------------------------------------------
+
+
+@dataclass
+class LengthFrequency:
+    """One space: each word's vector length against its (log) frequency."""
+
+    name: str
+    frequency: str  # what the frequency is, for an axis label
+    lengths: np.ndarray
+    log_freq: np.ndarray
+    rho: float  # Spearman correlation of length with log frequency
+    anisotropy: float  # mean cosine of random pairs of words
+
+    def binned(self, bins: int = 20) -> tuple[np.ndarray, np.ndarray]:
+        """Mean length relative to the space's mean, in ``bins`` equal-count bins of frequency; returns
+        ``(frequency percentile of each bin's centre, relative mean length)``."""
+        order = np.argsort(self.log_freq, kind="stable")
+        parts = np.array_split(order, bins)
+        starts = np.cumsum([0] + [len(p) for p in parts[:-1]])
+        centre = np.array([(s + len(p) / 2) / len(order) for s, p in zip(starts, parts)])
+        rel = np.array([self.lengths[p].mean() for p in parts]) / self.lengths.mean()
+        return centre, rel
+
+
+def length_frequency(name: str, space: Space, log_freq, frequency: str, n_pairs: int = 10_000) -> LengthFrequency:
+    """Spearman correlation of vector length with ``log_freq`` (one value per word), and the anisotropy."""
+    log_freq = np.asarray(log_freq, dtype=np.float64)
+    if log_freq.shape != (len(space),):
+        raise ValueError(f"need one frequency per word: {log_freq.shape} for {len(space)} words")
+    lengths = np.sqrt(space.sq_norms.astype(np.float64))
+    return LengthFrequency(name, frequency, lengths, log_freq, stats.spearman(lengths, log_freq),
+                           similarity.anisotropy(space.vectors, n_pairs))
+
+
+@dataclass
+class Norms(Result):
+    """Length against frequency in three spaces, and a check that cosine ignores length."""
+
+    spaces: list[LengthFrequency] = field(default_factory=list)
+    scale_err: float = 0.0  # largest |cos(s·a, b) − cos(a, b)| over random pairs and scales s
+    rho_glove_top: float = float("nan")  # GloVe's correlation within its most frequent words only
+    glove_top: int = 100_000
+
+    def rho(self, name: str) -> float:
+        """The correlation of the space called ``name``."""
+        return next(s.rho for s in self.spaces if s.name == name)
+
+    def extra_glue(self) -> dict:
+        out = {}
+        for s in self.spaces:
+            key = s.name.split()[0].lower()
+            out.update({f"rho_{key}": s.rho, f"aniso_{key}": s.anisotropy, f"n_{key}": len(s.lengths)})
+        return out
+
+    def rows(self) -> list[dict]:
+        """One row per space (for a table)."""
+        return [{"space": s.name, "words": len(s.lengths), "frequency from": s.frequency,
+                 "Spearman ρ (length, log frequency)": s.rho, "anisotropy": s.anisotropy} for s in self.spaces]
+
+
+def run_norms(glove: Space, w2v_model, minilm: Space, glove_top: int = 100_000, n_pairs: int = 10_000,
+              seed: int = 0) -> Norms:
+    """C40's measurements: GloVe (frequency = its row order), a Word2Vec model (its corpus counts) and MiniLM's
+    input table (whole words, wordfreq's Zipf frequency; words wordfreq does not know are left out)."""
+    from embedbook import data, word2vec
+
+    spaces = [length_frequency("GloVe", glove, -np.log1p(np.arange(len(glove))), "−log(1 + frequency rank)", n_pairs)]
+    spaces.append(length_frequency("Word2Vec", word2vec.as_space(w2v_model), np.log(word2vec.counts(w2v_model)),
+                                   "log corpus count", n_pairs))
+    zipf = np.array([data.zipf(w) for w in minilm.words])
+    known = zipf > 0
+    mini = Space([w for w, k in zip(minilm.words, known) if k], minilm.vectors[known])
+    spaces.append(length_frequency("MiniLM input", mini, zipf[known], "Zipf frequency (wordfreq)", n_pairs))
+    top = min(glove_top, len(glove))
+    rho_top = stats.spearman(np.sqrt(glove.sq_norms[:top]), -np.log1p(np.arange(top)))
+    rng = np.random.default_rng(seed)
+    i, j = rng.integers(0, len(glove), (2, 1000))
+    ok = ~glove.zero[i] & ~glove.zero[j]
+    err = 0.0
+    for a, b in zip(glove.vectors[i[ok]].astype(np.float64), glove.vectors[j[ok]].astype(np.float64)):
+        base = similarity.cosine(a, b)
+        err = max(err, *(abs(similarity.cosine(s * a, b) - base) for s in (0.01, 3.0, 1000.0)))
+    return Norms(spaces=spaces, scale_err=err, rho_glove_top=rho_top, glove_top=top)
+
+
+@claims.rule(
+    "C40",
+    quantity="whether cosine changes when a vector is scaled (largest change over 1,000 random GloVe pairs scaled "
+    "by 0.01, 3 and 1,000), and the Spearman correlation between vector length and log word frequency over the "
+    "whole vocabulary of GloVe 6B 50d, a Word2Vec model trained here and MiniLM's input table",
+    inputs={"scale_err": "largest |cos(s·a, b) − cos(a, b)|", "rho_glove": "ρ in GloVe",
+            "rho_word2vec": "ρ in Word2Vec", "rho_minilm": "ρ in MiniLM's input table"},
+    thresholds={"rounding": 1e-9, "rho_min": 0.3},
+    outcomes={
+        REFUTED: "cosine changes with length beyond rounding, or |ρ| < rho_min in every space",
+        CONFIRMED: "cosine ignores length and |ρ| ≥ rho_min in every space",
+        CORRECTED: "cosine ignores length and |ρ| ≥ rho_min in some spaces but not all",
+    },
+    examples={
+        REFUTED: {"scale_err": 0.0, "rho_glove": 0.05, "rho_word2vec": 0.1, "rho_minilm": -0.2},
+        CONFIRMED: {"scale_err": 1e-16, "rho_glove": 0.36, "rho_word2vec": 0.9, "rho_minilm": 0.8},
+        CORRECTED: {"scale_err": 1e-16, "rho_glove": 0.1, "rho_word2vec": 0.9, "rho_minilm": 0.8},
+    },
+    full_size_only=True,  # GloVe's correlation sits in its rare tail, which the smoke run's 50,000 words leave out
+)
+def _c40(f, t):
+    strong = [abs(f[k]) >= t["rho_min"] for k in ("rho_glove", "rho_word2vec", "rho_minilm")]
+    if f["scale_err"] > t["rounding"] or not any(strong):
+        return REFUTED
+    return CONFIRMED if all(strong) else CORRECTED
+
+
+@claims.check("C40")
+def check_c40(r: Norms) -> claims.Verdict:
+    """Settle C40 from :func:`run_norms`."""
+    t = claims.rule_of("C40").thresholds
+    figures = {"scale_err": r.scale_err, "rho_glove": r.rho("GloVe"), "rho_word2vec": r.rho("Word2Vec"),
+               "rho_minilm": r.rho("MiniLM input")}
+
+    def evidence(v: str) -> str:
+        listing = "; ".join(f"{s.name} ({len(s.lengths):,} words): ρ = {s.rho:+.2f}" for s in r.spaces)
+        weak = [s.name for s in r.spaces if abs(s.rho) < t["rho_min"]]
+        text = (
+            f"Scaling a vector by 0.01, 3 or 1,000 changed its cosines by at most {r.scale_err:.0e}: cosine ignores "
+            f"length. Spearman correlation between a word's vector length and its log frequency — {listing}. "
+        )
+        if weak:
+            text += f"Below {t['rho_min']} in {', '.join(weak)}. "
+        if abs(r.rho("GloVe")) >= t["rho_min"] and abs(r.rho_glove_top) < t["rho_min"]:
+            text += (f"In GloVe the relation sits in the rare tail: among its {r.glove_top:,} most frequent words "
+                     f"ρ = {r.rho_glove_top:+.2f}, and only the rarer words are markedly shorter. ")
+        return text + {
+            CONFIRMED: "Length carries frequency in every space measured; cosine divides it out, a raw dot product keeps it.",
+            CORRECTED: "Length carries frequency in some spaces, not in all.",
+            REFUTED: "Length carries no frequency information worth the name here, or cosine is not length-free.",
+        }[v]
+
+    strength = ("whole vocabularies (the rank correlation over every word), deterministic; GloVe's frequency is its "
+                "rank in the published file, MiniLM's comes from wordfreq")
+    return claims.judge("C40", figures, evidence, strength)
+
+
+# --- C41: normalise once, then inner products -------------------------------------------------------------
+
+
+@dataclass
+class Retrieval(Result):
+    """Top-k cosine retrieval over a whole table by two routes: a table normalised once in advance, then one
+    matrix-vector product per query; or the cosine computed at query time, row lengths included."""
+
+    n_rows: int
+    dim: int
+    k: int
+    n_queries: int
+    batch: int  # queries per search call (1: one query at a time)
+    device: str
+    max_score_diff: float  # largest |score difference| between the routes over all top-k lists
+    same_topk: int  # queries whose top-k lists are identical
+    work_normalised: int  # arithmetic operations per search call, counted
+    work_on_the_fly: int
+    work_cached: int  # cosine with the row lengths computed once and kept
+    bench_ms_normalised: float  # median ms per query, the routes timed in turn
+    bench_ms_on_the_fly: float
+    bench_ms_cached: float
+    bench_ratio: float  # on-the-fly / normalised time, median over the interleaved rounds
+    bench_ratio_cached: float
+
+    @property
+    def work_ratio(self) -> float:
+        """Counted work of the on-the-fly cosine over that of the normalised route."""
+        return self.work_on_the_fly / self.work_normalised
+
+    def extra_glue(self) -> dict:
+        return {"work_ratio": self.work_ratio, "work_ratio_cached": self.work_cached / self.work_normalised}
+
+
+def retrieval_work(n: int, d: int, batch: int = 1) -> dict[str, int]:
+    """Arithmetic operations of one search call with ``batch`` queries over an ``(n, d)`` table, by route.
+
+    normalised: ``batch·n·d`` multiply-adds (one dot product per row and query). on the fly: the same, plus
+    ``n·d`` for the rows' squared lengths, ``n`` square roots, ``batch·d`` for the queries' lengths, and a
+    product and a division per score (``2·batch·n``). cached: the lengths are kept from an earlier pass.
+    """
+    dots = batch * n * d
+    return {"normalised": dots, "on_the_fly": dots + n * d + n + batch * d + 2 * batch * n,
+            "cached": dots + batch * d + 2 * batch * n}
+
+
+def run_retrieval(table, n_queries: int = 20, k: int = 10, batch: int = 1, reps: int = 5, seed: int = 0,
+                  device: str | torch.device = "cpu") -> Retrieval:
+    """Time and count the two routes (and the cached-length cosine) on ``n_queries`` rows of ``table`` as
+    queries, ``batch`` queries per call, the routes timed in turn (:func:`embedbook.timing.interleaved`).
+
+    On a CPU the routes run on one thread while they are timed: one query's search is small, and on a
+    shared machine a multi-threaded small kernel measures its threads waiting for each other more than
+    its work."""
+    if n_queries % batch:
+        raise ValueError(f"n_queries={n_queries} must be a multiple of batch={batch}")
+    dev = torch.device(device)
+    t = torch.as_tensor(np.asarray(table, dtype=np.float32)).to(dev)
+    gen = torch.Generator().manual_seed(seed)
+    q = t[torch.randperm(len(t), generator=gen)[:n_queries].to(dev)]
+    unit = t / t.norm(dim=1, keepdim=True)  # the index: built once, outside the timing
+    lengths = t.norm(dim=1)
+    qu = q / q.norm(dim=1, keepdim=True)
+    blocks = list(range(0, n_queries, batch))
+
+    def normalised():
+        return [torch.topk(qu[i:i + batch] @ unit.T, k) for i in blocks]
+
+    def on_the_fly():
+        return [torch.topk((q[i:i + batch] @ t.T) / (q[i:i + batch].norm(dim=1, keepdim=True) * t.norm(dim=1)), k)
+                for i in blocks]
+
+    def cached():
+        return [torch.topk((q[i:i + batch] @ t.T) / (q[i:i + batch].norm(dim=1, keepdim=True) * lengths), k)
+                for i in blocks]
+
+    a, b = normalised(), on_the_fly()
+    ids_a, ids_b = torch.cat([x.indices for x in a]), torch.cat([x.indices for x in b])
+    sc_a, sc_b = torch.cat([x.values for x in a]), torch.cat([x.values for x in b])
+    threads = torch.get_num_threads()
+    if dev.type == "cpu":
+        torch.set_num_threads(1)
+    try:
+        times = timing.interleaved({"normalised": normalised, "on_the_fly": on_the_fly, "cached": cached},
+                                   reps=reps, device=dev)
+    finally:
+        torch.set_num_threads(threads)
+    ratios = [f / n for f, n in zip(times["on_the_fly"].times, times["normalised"].times)]
+    ratios_cached = [c / n for c, n in zip(times["cached"].times, times["normalised"].times)]
+    work = retrieval_work(len(t), t.shape[1], batch)
+    per_query = {name: 1000 * tm.median / n_queries for name, tm in times.items()}
+    return Retrieval(
+        n_rows=len(t), dim=t.shape[1], k=k, n_queries=n_queries, batch=batch, device=dev.type,
+        max_score_diff=float((sc_a - sc_b).abs().max()), same_topk=int((ids_a == ids_b).all(dim=1).sum()),
+        work_normalised=work["normalised"], work_on_the_fly=work["on_the_fly"], work_cached=work["cached"],
+        bench_ms_normalised=per_query["normalised"], bench_ms_on_the_fly=per_query["on_the_fly"],
+        bench_ms_cached=per_query["cached"], bench_ratio=float(np.median(ratios)),
+        bench_ratio_cached=float(np.median(ratios_cached)),
+    )
+
+
+@claims.rule(
+    "C41",
+    quantity="top-k cosine retrieval over all rows of GloVe (400,000 × 50), one query per call: the largest score "
+    "difference between the normalised-then-dot route and cosine computed at query time; the arithmetic "
+    "operations each route does per call, counted; and, as a check on the count, their time ratio (the routes "
+    "timed in turn, median of the rounds)",
+    inputs={"max_score_diff": "largest |score difference| between the two routes",
+            "work_ratio": "counted operations of the on-the-fly cosine / of the normalised route",
+            "bench_ratio": "timed on-the-fly / normalised, per query"},
+    thresholds={"rounding": 1e-4, "work_min": 1.5, "clock_min": 0.8},
+    outcomes={
+        REFUTED: "the scores differ beyond float rounding: the routes are not equivalent",
+        CONFIRMED: "equivalent, the on-the-fly cosine does at least work_min times the operations, and the clock "
+        "does not contradict the count (time ratio ≥ clock_min)",
+        INCONCLUSIVE: "equivalent, but the count shows no real saving (work ratio < work_min) or the clock "
+        "contradicts it (time ratio < clock_min)",
+    },
+    examples={
+        REFUTED: {"max_score_diff": 0.2, "work_ratio": 2.06, "bench_ratio": 2.0},
+        CONFIRMED: {"max_score_diff": 5e-7, "work_ratio": 2.06, "bench_ratio": 2.4},
+        INCONCLUSIVE: {"max_score_diff": 5e-7, "work_ratio": 2.06, "bench_ratio": 0.6},
+    },
+    timed=True,
+)
+def _c41(f, t):
+    if f["max_score_diff"] > t["rounding"]:
+        return REFUTED
+    return CONFIRMED if f["work_ratio"] >= t["work_min"] and f["bench_ratio"] >= t["clock_min"] else INCONCLUSIVE
+
+
+@claims.check("C41")
+def check_c41(r: Retrieval) -> claims.Verdict:
+    """Settle C41 from :func:`run_retrieval`."""
+
+    def evidence(v: str) -> str:
+        calls = "one query at a time" if r.batch == 1 else f"{r.batch} queries per call"
+        head = (
+            f"Top-{r.k} over all {r.n_rows:,} rows ({r.dim} wide) for {r.n_queries} queries, {calls}: the two routes "
+            f"return the same top-{r.k} list for {r.same_topk} of {r.n_queries} queries, and their scores differ by "
+            f"at most {r.max_score_diff:.1e}. Counted, cosine at query time does {r.work_ratio:.2f}× the operations of "
+            f"the normalised route (it recomputes the {r.n_rows:,} row lengths on every call); timed in turn on this "
+            f"machine ({r.device}) it took {r.bench_ratio:.1f}× as long ({r.bench_ms_on_the_fly:.1f} against "
+            f"{r.bench_ms_normalised:.1f} ms per query). "
+        )
+        cached = (f"A cosine that keeps the row lengths from an earlier pass took {r.bench_ratio_cached:.2f}× the "
+                  "normalised route's time: the saving is the lengths, computed once instead of per query.")
+        return head + {
+            CONFIRMED: "Normalising first is equivalent and faster. " + cached,
+            REFUTED: "The two routes do not compute the same scores.",
+            INCONCLUSIVE: "Equivalent, but the count and the clock do not both show a saving here. " + cached,
+        }[v]
+
+    figures = {"max_score_diff": r.max_score_diff, "work_ratio": r.work_ratio, "bench_ratio": r.bench_ratio,
+               "bench_ratio_cached": r.bench_ratio_cached}
+    strength = ("equivalence checked on every query's scores; the work is counted exactly; the clock only has to "
+                "agree in direction, and its threshold leaves more than a factor of two for a busy machine")
+    return claims.judge("C41", figures, evidence, strength)
+
+
+def _load_probe() -> claims.Verdict:
+    from embedbook import data
+
+    return check_c41(run_retrieval(data.glove().vectors[:50_000], n_queries=10, reps=3))
+
+
+# Smoke-size runs of the timed claims, for tests/test_load.py: a busy machine must give the same verdict.
+LOAD_PROBES = {"C41": _load_probe}
