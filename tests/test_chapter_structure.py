@@ -83,7 +83,7 @@ def test_mechanism_first_in_plain_torch(name):
     assert mech, f"{name}: no visible cell tagged 'mechanism' builds the idea in plain torch / numpy"
     assert any(re.search(r"\btorch\.|\bnp\.|\bF\.|@|\bnn\.", s) for _, s in mech), f"{name}: the mechanism cells use no torch / numpy"
     for i, s in mech:
-        used = sorted(n for n in pkg if re.search(rf"\b{re.escape(n)}\.", s))
+        used = sorted(n for n in pkg if re.search(rf"(?<![\w.]){re.escape(n)}\.", s))  # not torch's nn.init.
         assert not used or used == ["data"] or set(used) <= {"data", "device"}, (
             f"{name}: mechanism cell {i} calls the package ({used}); build it in plain torch and check the package after"
         )
@@ -95,7 +95,7 @@ def test_package_checked_against_the_mechanism(name):
     checks = [(i, source(c)) for i, c in visible_code(name) if "check" in tags(c)]
     assert checks, f"{name}: no visible cell tagged 'check' compares the package with the mechanism"
     ok = [s for _, s in checks if re.search(r"torch\.equal|allclose|array_equal|\bassert\b", s)
-          and any(re.search(rf"\b{re.escape(n)}\.", s) for n in pkg)]
+          and any(re.search(rf"(?<![\w.]){re.escape(n)}\.", s) for n in pkg)]
     assert ok, f"{name}: the check cells must call the package and compare (torch.equal / allclose / assert)"
 
 
