@@ -1,79 +1,78 @@
-"""Tests for embedbook.practice: seed dictionary, Procrustes alignment, bits per character, fine-tuning."""
+"""Tests for chapter 15's experiments (embedbook.experiments.ch15_practice): the C30 and C48 checks on
+hand-made results, and tiny real runs of both experiments."""
 
-import numpy as np
 import pytest
 
-from embedbook import practice
+from embedbook import align, claims
+from embedbook.experiments import ch15_practice as ch
 
 
-def test_seed_dictionary_is_packaged_and_clean():
-    pairs = practice.seed_dictionary()
-    assert len(pairs) >= 200
-    assert all(e.isascii() and not z.isascii() for e, z in pairs)
-    assert len({z for _, z in pairs}) == len(pairs)
+def _finetune(target, source_after, seeds=3, plateau=True):
+    """``target[mode]`` / ``source_after[mode]``: per-seed losses; pre-training ends at 4.5 on the source."""
+    pre = [ch.Pretrained(seed=s, source_loss=4.5, target_loss=5.0, best_step=100, plateau=plateau) for s in range(seeds)]
+    tuned = [ch.Tuned(mode=m, seed=s, target_loss=target[m][s], source_loss=source_after[m][s], best_step=40,
+                      plateau=plateau) for m in ch.MODES for s in range(seeds)]
+    return ch.FineTune(vocab=512, d_model=32, n_layers=2, source_tokens=32000, target_tokens=8000, n_source_val=8000,
+                       n_target_val=16000, n_seeds=seeds, lr=1e-2, ft_lr=3e-3, small_mult=0.1, unigram_source=5.3,
+                       unigram_target=5.3, target_pieces_per_word=2.8, source_pieces_per_word=2.8, pre=pre,
+                       tuned=tuned)
 
 
-def test_split_is_seeded_and_disjoint():
-    pairs = [(str(i), str(i)) for i in range(40)]
-    fit, test = practice.split_pairs(pairs, 0.25, seed=1)
-    assert len(test) == 10 and not set(fit) & set(test)
-    assert practice.split_pairs(pairs, 0.25, seed=1) == (fit, test)
-    with pytest.raises(ValueError):
-        practice.split_pairs(pairs, 1.5)
+def test_c30_outcomes():
+    same_source = {m: [4.6, 4.6, 4.6] for m in ch.MODES}
+    slowed_fits_better = {"full": [4.5, 4.5, 4.5], "small_lr": [4.45, 4.48, 4.47], "frozen": [4.6, 4.6, 4.6]}
+    assert ch.check_c30(_finetune(slowed_fits_better, same_source)).verdict == claims.CONFIRMED
+    full_fits_better = {"full": [4.4, 4.4, 4.4], "small_lr": [4.45, 4.48, 4.47], "frozen": [4.6, 4.6, 4.6]}
+    frozen_keeps = {"full": [4.8, 4.8, 4.8], "small_lr": [4.8, 4.8, 4.8], "frozen": [4.6, 4.7, 4.65]}
+    v = ch.check_c30(_finetune(full_fits_better, frozen_keeps))
+    assert v.verdict == claims.CORRECTED and "keeping more of the source domain" in v.evidence
+    assert ch.check_c30(_finetune(full_fits_better, same_source)).verdict == claims.REFUTED
+    assert ch.check_c30(_finetune(slowed_fits_better, same_source, plateau=False)).verdict == claims.INCONCLUSIVE
 
 
-def test_procrustes_recovers_a_rotation():
-    rng = np.random.default_rng(0)
-    x = rng.normal(size=(30, 5))
-    q, _ = np.linalg.qr(rng.normal(size=(5, 5)))
-    w = practice.procrustes(x, x @ q)
-    assert np.allclose(w, q, atol=1e-8)
-    assert np.allclose(w @ w.T, np.eye(5), atol=1e-8)
-    with pytest.raises(ValueError):
-        practice.procrustes(x, x[:, :4])
+def test_finetune_summaries():
+    r = _finetune({"full": [4.5] * 3, "small_lr": [4.4] * 3, "frozen": [4.6] * 3},
+                  {"full": [4.8] * 3, "small_lr": [4.7] * 3, "frozen": [4.5] * 3})
+    assert r.target_gain("small_lr").mean == pytest.approx(0.1)
+    assert r.forgetting("frozen") == pytest.approx([0.0] * 3)
+    assert r.retention("frozen").mean == pytest.approx(0.3)
+    assert r.pre_margin() == pytest.approx(0.8)
 
 
-class _KV:
-    """A minimal stand-in for gensim KeyedVectors."""
-
-    def __init__(self, words, vectors):
-        self.index_to_key = list(words)
-        self.key_to_index = {w: i for i, w in enumerate(words)}
-        self.vectors = np.asarray(vectors, dtype=np.float32)
-        self.vector_size = self.vectors.shape[1]
+def _fold(before, after, shuffled):
+    return align.Alignment(n_pairs=280, n_usable=279, n_fit=186, n_test=93, n_candidates=50000, p1_before=0.0,
+                           p5_before=before, p1_after=after / 2, p5_after=after, cos_before=0.0, cos_after=0.5,
+                           p1_shuffled=0.0, p5_shuffled=shuffled)
 
 
-def test_align_finds_a_hidden_rotation():
-    rng = np.random.default_rng(0)
-    en = rng.normal(size=(60, 8))
-    q, _ = np.linalg.qr(rng.normal(size=(8, 8)))
-    words = [f"w{i}" for i in range(60)]
-    en_kv = _KV(words, en)
-    zh_kv = _KV([f"z{i}" for i in range(60)], (en - en.mean(0)) @ q.T)  # a rotated copy
-    pairs = [(f"w{i}", f"z{i}") for i in range(60)] + [("missing", "z0")]
-    r = practice.align(zh_kv, en_kv, pairs, n_targets=60, seed=0)
-    assert r["n_usable"] == 60 and r["n_test"] == 15
-    assert r["p1_after"] == 1.0 and r["p1_before"] < 0.5
-    with pytest.raises(ValueError, match="dimensions differ"):
-        practice.align(_KV(["z0"], np.ones((1, 3))), en_kv, pairs)
+def _crosslingual(folds):
+    mean = lambda name: sum(getattr(f, name) for f in folds) / len(folds)
+    return ch.CrossLingual(zh_words=15000, zh_tokens=1_100_000, dim=50, n_candidates=50000, n_pairs=280,
+                           n_usable=279, k=len(folds), p1_before=0.0, p5_before=mean("p5_before"),
+                           p1_after=mean("p1_after"), p5_after=mean("p5_after"), p5_shuffled=mean("p5_shuffled"),
+                           cos_before=0.0, cos_after=0.5, folds=folds)
 
 
-def test_vocab_bits_per_char_tiny():
-    texts = ["the cat sat on the mat and the dog sat on the log"] * 30
-    rows = practice.vocab_bits_per_char(texts[:25], texts[25:], [270], d_model=8, context=8, steps=2)
-    assert rows[0]["vocab"] <= 270 and rows[0]["bits_per_char"] > 0
-    assert rows[0]["embedding_params"] == rows[0]["vocab"] * 8
-    with pytest.raises(ValueError):
-        practice.vocab_bits_per_char(texts, texts, [], steps=1)
+def test_c48_outcomes():
+    assert ch.check_c48(_crosslingual([_fold(0.0, 0.2, 0.0)] * 3)).verdict == claims.CORRECTED
+    assert ch.check_c48(_crosslingual([_fold(0.0, 0.01, 0.0)] * 3)).verdict == claims.CONFIRMED
+    assert ch.check_c48(_crosslingual([_fold(0.3, 0.5, 0.0)] * 3)).verdict == claims.REFUTED
+    assert ch.check_c48(_crosslingual([_fold(0.0, 0.05, 0.0)] * 3)).verdict == claims.INCONCLUSIVE
+    assert ch.check_c48(_crosslingual([_fold(0.0, 0.2, 0.0)] * 2)).verdict == claims.INCONCLUSIVE  # too few folds
 
 
-def test_finetune_modes_tiny_and_deterministic():
-    src = [["a", "b", "c", "d"] * 30 for _ in range(4)]
-    tgt = [["a", "c", "b", "d", "e"] * 30 for _ in range(4)]
-    kw = dict(vocab_size=6, d_model=8, context=8, pre_steps=2, ft_steps=4)
-    r1, r2 = practice.finetune_modes(src, tgt, **kw), practice.finetune_modes(src, tgt, **kw)
-    assert r1 == r2
-    assert r1["frozen_target"] != r1["full_target"]  # the modes really differ
-    assert set(practice.MODES) <= {k.rsplit("_", 1)[0] for k in r1}
-    with pytest.raises(ValueError):
-        practice.finetune_modes(src, tgt, small_mult=2.0, **kw)
+def test_run_alignment_tiny():
+    r = ch.run_alignment(zh_lines=2000, epochs=1, n_candidates=20000, k=3)
+    assert r.k == 3 and len(r.folds) == 3 and r.dim == 50
+    assert 0.0 <= r.p5_before <= 1.0 and r.n_usable > 30
+    assert ch.check_c48(r).verdict in claims.VERDICTS
+
+
+def test_run_finetune_tiny_and_bad_input():
+    r = ch.run_finetune(2000, 1000, 1, source_val_tokens=1000, target_val_tokens=1000, max_steps=4, eval_every=2,
+                        patience=1, batch_size=16, context=8)
+    assert len(r.pre) == 1 and len(r.tuned) == 3 and {t.mode for t in r.tuned} == set(ch.MODES)
+    assert ch.check_c30(r).verdict == claims.INCONCLUSIVE  # one seed can never decide
+    assert r.n_target_val == 1000 and r.n_source_val == 1000
+    with pytest.raises(ValueError, match="small_mult"):
+        ch.run_finetune(2000, 1000, 1, small_mult=2.0)

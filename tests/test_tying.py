@@ -1,50 +1,85 @@
-"""Tests for embedbook.tying: parameter counts, the summary, and the C08/C09 decision rules."""
+"""Tests for chapter 04's experiments (embedbook.experiments.ch04_tying): parameter counts (issue 11,
+finding 14: ``param_counts(1000, 64, tie=False)`` gives a clear error), the tie as one shared tensor, the
+C08 check on hand-made runs, the C09 check from the literature, and a tiny real run."""
 
 import math
 
 import pytest
+import torch
 
-from embedbook import claims, tying
-
-
-def fake(tied, untied, small=1000, large=100000):
-    reg = lambda t, u: {"steps": [0, 10], "tied": [[9.0, x] for x in t], "untied": [[9.0, x] for x in u]}
-    return {"settings": {"d_model": 64}, "train_tokens": {"small": small, "large": large},
-            "vocab_sizes": {"base": 2000, "big": 8000}, "unigram_ppl": {"small": 300.0, "large": 250.0}, "small": reg(*tied[0]), "large": reg(*tied[1]),
-            "big_vocab": reg(*untied)}
+from embedbook import claims, lm
+from embedbook.experiments import ch04_tying as ch
 
 
 def test_param_counts_differ_by_vd():
-    p = tying.param_counts(100, 16, n_layers=1, n_heads=2, context=8)
-    assert p["untied"] - p["tied"] == 100 * 16
-    assert p["untied_embedding"] == 2 * p["tied_embedding"] == 2 * 100 * 16
+    p = ch.param_counts(100, 16, n_layers=1, n_heads=2, context=8)
+    assert p.untied - p.tied == 100 * 16
+    assert p.untied_embedding == 2 * p.tied_embedding == 2 * 100 * 16
+    assert p.glued()["saved"] == 1600
 
 
-def test_summarise_paired_gap():
-    s = tying.summarise({"tied": [[5.0, 4.0], [5.0, 4.2]], "untied": [[5.0, 4.5], [5.0, 4.3]]})
-    assert s["gap"] == pytest.approx(0.3) and s["gap_min"] == pytest.approx(0.1)
-    assert s["tied_ppl"] == pytest.approx((math.exp(4.0) + math.exp(4.2)) / 2)
-    with pytest.raises(ValueError, match="same"):
-        tying.summarise({"tied": [[1.0]], "untied": []})
+def test_param_counts_with_tie_gives_a_clear_error():
+    with pytest.raises(ValueError, match="both tied and untied: leave out tie="):
+        ch.param_counts(1000, 64, tie=False)
 
 
-def test_c08_rule():
-    helps_small_more = fake(([([4.0, 4.1], [4.5, 4.6]), ([4.0, 4.0], [4.05, 4.05])]), ([4.0], [4.0]))
-    assert tying.check_c08(result=helps_small_more).verdict == claims.CONFIRMED
-    helps_large_only = fake(([([4.0, 4.1], [3.9, 4.2]), ([4.0, 4.0], [4.5, 4.5])]), ([4.0], [4.0]))
-    assert tying.check_c08(result=helps_large_only).verdict == claims.CORRECTED
-    never = fake(([([4.0, 4.1], [3.9, 4.0]), ([4.0, 4.0], [3.9, 3.9])]), ([4.0], [4.0]))
-    assert tying.check_c08(result=never).verdict == claims.REFUTED
+def test_the_tie_is_one_tensor_with_gradient_from_both_uses():
+    model = lm.TinyLM(lm.LMConfig(50, d_model=8, n_layers=1, n_heads=2, context=4, tie=True, dropout=0.0))
+    assert model.head.weight is model.embed.weight
+    ids = torch.tensor([[1, 2, 3]])
+    model(ids)[0, -1, 40].backward()  # row 40 is only ever used by the head, rows 1–3 by the lookup too
+    rows = set((model.embed.weight.grad.abs().sum(1) > 0).nonzero().flatten().tolist())
+    assert {1, 2, 3, 40} <= rows
 
 
-def test_c09_rule():
-    hurts_big = fake(([([4.0], [4.1]), ([4.0], [4.1])]), ([5.0, 5.0], [4.8, 4.9]))
-    assert tying.check_c09(result=hurts_big).verdict == claims.CORRECTED
-    helps_big = fake(([([4.0], [4.1]), ([4.0], [4.1])]), ([5.0, 5.0], [5.2, 5.1]))
-    v = tying.check_c09(result=helps_big)
-    assert v.verdict == claims.NOT_HERE and "ICML 2024" in v.evidence
+def _run(tie, seed, n, loss):
+    return ch.Run(tie=tie, seed=seed, n_train=n, steps=[0, 20], val_loss=[6.0, loss], train_loss=[6.0, loss - 0.3],
+                  best_step=20, best_val_loss=loss, train_at_best=loss - 0.3, plateau=True, tokens_per_s=1.0)
 
 
-def test_bad_settings():
-    with pytest.raises(KeyError, match="unknown setting"):
-        tying.measure_tying(smoke=True, stepz=3)
+def _tying(small, large, seeds=3, uni=5.2):
+    """Hand-made runs: ``small`` / ``large`` are per-seed (tied, untied) best losses."""
+    runs = [_run(tie, s, n, pair[0 if tie else 1]) for n, arm in ((1000, small), (4000, large))
+            for s, pair in enumerate(arm) for tie in (True, False)]
+    return ch.Tying(vocab=512, d_model=32, n_layers=1, context=32, batch_size=32, lr=0.01, eval_every=20, patience=5,
+                    min_delta=0.01, small_tokens=1000,
+                    large_tokens=4000, n_val=5000, n_seeds=seeds, unigram_small=uni, unigram_large=uni,
+                    params_tied=30000, params_untied=46000, params_embedding=16000, runs=runs)
+
+
+def test_c08_outcomes():
+    helps_more_small = _tying([(4.5, 4.6)] * 3, [(4.0, 4.05), (4.0, 4.02), (4.0, 4.03)])
+    assert ch.check_c08(helps_more_small).verdict == claims.CONFIRMED
+    helps_large_only = _tying([(4.5, 4.45), (4.5, 4.52), (4.5, 4.5)], [(4.0, 4.1)] * 3)
+    assert ch.check_c08(helps_large_only).verdict == claims.CORRECTED
+    untied_wins = _tying([(4.6, 4.58), (4.6, 4.61), (4.6, 4.57)], [(4.1, 4.0)] * 3)
+    v = ch.check_c08(untied_wins)
+    assert v.verdict == claims.INCONCLUSIVE and "not evidence enough to overturn" in v.evidence
+    near_unigram = _tying([(4.5, 4.6)] * 3, [(4.0, 4.05)] * 3, uni=4.7)
+    assert ch.check_c08(near_unigram).verdict == claims.INCONCLUSIVE
+
+
+def test_tying_result_summaries():
+    r = _tying([(4.5, 4.6)] * 3, [(4.0, 4.05)] * 3)
+    assert r.gap(1000).mean == pytest.approx(0.1) and r.gap(4000).mean == pytest.approx(0.05)
+    assert r.extra().lo == pytest.approx(0.05)
+    assert r.margin() == pytest.approx(5.2 - 4.6)
+    g = r.glued()
+    assert g["small_tied_ppl"] == pytest.approx(math.exp(4.5)) and g["plateaus"] == 12
+
+
+def test_c09_is_decided_by_the_literature():
+    v = ch.check_c09(ch.literature_c09())
+    assert v.verdict == claims.CORRECTED
+    assert claims.rule_of("C09").basis == claims.LITERATURE
+    assert "Bertolotti" in v.evidence and "Chung" in v.evidence
+
+
+def test_run_tying_tiny_and_bad_sizes():
+    r = ch.run_tying(1000, 2000, 1, max_steps=4, eval_every=2, patience=1, batch_size=64, context=8)
+    assert len(r.runs) == 4 and r.vocab == 512 and r.n_val > 1000
+    assert ch.check_c08(r).verdict == claims.INCONCLUSIVE  # one seed can never decide
+    with pytest.raises(ValueError, match="small_tokens < large_tokens"):
+        ch.run_tying(2000, 1000)
+    with pytest.raises(ValueError, match="exceeds"):
+        ch.run_tying(1000, 10**8)
