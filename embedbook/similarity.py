@@ -49,7 +49,7 @@ def _array(x, name: str, ndim: int | tuple[int, ...], dtype=np.float32) -> np.nd
     if out.ndim not in dims:
         raise ValueError(f"{name} must be {' or '.join(f'{d}-D' for d in dims)}, got shape {out.shape}")
     if not np.isfinite(out).all():
-        raise ValueError(f"{name} contains NaN or infinity; drop or repair those values first")
+        raise ValueError(f"NaN or infinity in {name}; drop or repair those values first")
     return out
 
 
@@ -130,6 +130,9 @@ class Space:
     def id(self, word: str) -> int:
         """The row of ``word``.
 
+        Returns:
+            its index in :attr:`words` and :attr:`vectors`.
+
         Raises:
             KeyError: an unknown word; the message suggests close spellings, and says so when only the
                 case differs (GloVe's vectors are lower-cased: ask for "king", not "King").
@@ -150,7 +153,14 @@ class Space:
         raise KeyError(f"{word!r} is not in the vocabulary ({len(self):,} words){hint}") from None
 
     def vec(self, word: str) -> np.ndarray:
-        """The raw vector of ``word`` (a view into :attr:`vectors`); an unknown word raises ``KeyError``."""
+        """The raw vector of ``word`` (a view into :attr:`vectors`).
+
+        Returns:
+            a ``(d,)`` float32 array.
+
+        Raises:
+            KeyError: an unknown word, as :meth:`id`.
+        """
         return self.vectors[self.id(word)]
 
 
@@ -188,6 +198,9 @@ def anisotropy(matrix, n_pairs: int = 10_000, seed: int = 0) -> float:
         matrix: an ``(n, d)`` array or tensor, ``n >= 2``; all-zero rows count as cosine 0.
         n_pairs: random pairs to average (a seeded sample).
         seed: the sample's seed.
+
+    Returns:
+        the mean cosine, in ``[-1, 1]``.
 
     Raises:
         ValueError: fewer than two rows, ``n_pairs < 1``, or NaN or infinity.
@@ -321,6 +334,9 @@ def common_rows(s1: Space, s2: Space) -> tuple[list[str], np.ndarray, np.ndarray
     ready for :func:`neighbour_overlap` (neighbours are then searched among the shared words only, so a
     smaller vocabulary does not by itself lower the overlap).
 
+    Args:
+        s1, s2: two spaces.
+
     Returns:
         ``(words, a, b)`` with ``a[i]`` and ``b[i]`` the vectors of ``words[i]`` in ``s1`` and ``s2``.
 
@@ -358,6 +374,9 @@ def neighbours(space: Space, word: str, k: int = 10, metric: str = "cosine") -> 
         scores = (space.unit @ space.unit[i]).astype(np.float64)
         scores[space.zero] = -np.inf
         candidates = len(space) - 1 - int(space.zero.sum())
+        if space.zero.any() and isinstance(k, (int, np.integer)) and k > candidates:
+            raise ValueError(f"k={k} is larger than the {candidates} words with a direction ({int(space.zero.sum())} "
+                             "all-zero rows are never cosine neighbours); pass a smaller k")
     elif metric == "dot":
         scores = (space.vectors @ space.vectors[i]).astype(np.float64)
         candidates = len(space) - 1
@@ -413,6 +432,9 @@ def input_table_space(tokenizer, model) -> Space:
         tokenizer: a Hugging Face tokenizer (``get_vocab()``).
         model: its model (``get_input_embeddings()``), e.g. from ``data.load_encoder()``.
 
+    Returns:
+        a :class:`Space` of the whole-word tokens and their rows.
+
     Raises:
         ValueError: no whole-word token in the vocabulary.
     """
@@ -451,9 +473,7 @@ def solve_analogy(
         if not isinstance(w, str) or not w.strip():
             raise ValueError(f"analogy word {name} is empty; pass three words, e.g. ('man', 'king', 'woman')")
     ia, ib, ic = space.id(a), space.id(b), space.id(c)
-    q = space.unit[ib] - space.unit[ia] + space.unit[ic]
-    norm = np.linalg.norm(q)
-    q = q / norm if norm > 0 else q
+    q = unit_rows((space.unit[ib] - space.unit[ia] + space.unit[ic])[None], zero="keep")[0]
     excl = [[ia, ib, ic]] if exclude_inputs else None
     ids, sc = knn(q, space.unit, k, exclude=excl)
     return [(space.words[i], float(s)) for i, s in zip(ids[0], sc[0])]
@@ -506,6 +526,9 @@ def zh_analogies() -> dict[str, list[Question]]:
 
     Returns:
         section → questions, as :func:`read_analogies`.
+
+    Raises:
+        FileNotFoundError: the package was installed without its resource files.
     """
     ref = resources.files("embedbook") / "resources" / "zh_analogies.txt"
     return read_analogies(Path(str(ref)), lower=False)
@@ -513,7 +536,17 @@ def zh_analogies() -> dict[str, list[Question]]:
 
 @dataclass
 class AnalogyResult:
-    """Per-question outcomes of an analogy evaluation (questions with unknown words are skipped)."""
+    """Per-question outcomes of an analogy evaluation, made by :func:`evaluate_analogies` (questions with
+    unknown words are skipped and counted).
+
+    Attributes:
+        questions: the questions answered, ``(a, b, c, d)``.
+        sections: the section of each.
+        pred_excl, pred_incl, pred_base: the answer of 3CosAdd with the inputs excluded, with them allowed,
+            and of the nearest word to ``c`` (inputs excluded).
+        skipped: questions left out.
+        max_rank: per question, the row of its rarest word.
+    """
 
     questions: list[Question]
     sections: list[str]
@@ -524,7 +557,13 @@ class AnalogyResult:
     max_rank: list[int] = field(default_factory=list)  # row of the rarest of the four words
 
     def correct(self, which: str = "excl") -> np.ndarray:
-        """Boolean array: was each question answered right under ``"excl"``, ``"incl"`` or ``"base"``?
+        """Whether each question was answered right under one convention.
+
+        Args:
+            which: ``"excl"``, ``"incl"`` or ``"base"``.
+
+        Returns:
+            a boolean array, one entry per question.
 
         Raises:
             ValueError: an unknown convention.
@@ -535,7 +574,14 @@ class AnalogyResult:
         return np.array([p == q[3] for p, q in zip(preds[which], self.questions)], dtype=bool)
 
     def accuracy(self, which: str = "excl", mask: np.ndarray | None = None) -> float:
-        """Share of questions answered right (optionally among ``mask``).
+        """Share of questions answered right.
+
+        Args:
+            which: ``"excl"``, ``"incl"`` or ``"base"``.
+            mask: optional, a boolean array selecting the questions to score.
+
+        Returns:
+            the share, in ``[0, 1]``.
 
         Raises:
             ValueError: an unknown convention, or an empty selection.
@@ -548,7 +594,11 @@ class AnalogyResult:
         return float(ok.mean())
 
     def by_section(self) -> dict[str, dict[str, float]]:
-        """Section → ``{"n": questions, "excl": accuracy, "incl": accuracy, "base": accuracy}``."""
+        """Accuracy per section.
+
+        Returns:
+            section → ``{"n": questions, "excl": accuracy, "incl": accuracy, "base": accuracy}``.
+        """
         secs = np.array(self.sections)
         out = {}
         for s in dict.fromkeys(self.sections):
@@ -606,9 +656,7 @@ def evaluate_analogies(
         raise ValueError("every question has a word outside the searched vocabulary; raise restrict")
     unit = space.unit[:n]
     ids = np.array([[space.index[w] for w in q] for q in kept])
-    target = unit[ids[:, 1]] - unit[ids[:, 0]] + unit[ids[:, 2]]
-    norms = np.linalg.norm(target, axis=1, keepdims=True)
-    target /= np.where(norms == 0, 1, norms)
+    target = unit_rows(unit[ids[:, 1]] - unit[ids[:, 0]] + unit[ids[:, 2]], zero="keep")
     # one matrix product per block of questions serves both conventions: the best word, then the best
     # once the three inputs are struck out (argmax returns the lowest row among ties, as knn does)
     incl = np.empty(len(kept), dtype=np.int64)

@@ -212,6 +212,9 @@ def train(
 def as_space(model) -> Space:
     """A trained model's vectors as a :class:`~embedbook.similarity.Space` (most frequent word first).
 
+    Returns:
+        the :class:`~embedbook.similarity.Space` of ``model.wv``.
+
     Raises:
         TypeError: not a gensim Word2Vec model (nothing at ``model.wv``).
     """
@@ -222,6 +225,9 @@ def as_space(model) -> Space:
 
 def counts(model) -> np.ndarray:
     """Corpus count of each word, in the model's vocabulary order (most frequent first).
+
+    Returns:
+        an integer array, one count per word of ``model.wv``.
 
     Raises:
         TypeError: not a gensim Word2Vec model.

@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 from scipy.stats import rankdata
 
-from embedbook import claims, similarity
+from embedbook import claims, similarity, stats
 from embedbook.book import Result
 from embedbook.claims import CONFIRMED, CORRECTED, INCONCLUSIVE, REFUTED
 from embedbook.similarity import AnalogyResult, Space
@@ -55,8 +55,8 @@ def run_analogy(space: Space, a: str = "man", b: str = "king", c: str = "woman",
                 k: int = 5) -> Analogy:
     """``b − a + c`` on ``space`` by 3CosAdd, both conventions, and the exact rank of ``expected`` in each."""
     ia, ib, ic, ie = (space.id(w) for w in (a, b, c, expected))
-    target = space.unit[ib] - space.unit[ia] + space.unit[ic]
-    scores = (space.unit @ (target / np.linalg.norm(target))).astype(np.float64)
+    target = stats.unit_rows((space.unit[ib] - space.unit[ia] + space.unit[ic])[None], zero="keep")[0]
+    scores = (space.unit @ target).astype(np.float64)
     rank_incl = 1 + int((scores > scores[ie]).sum())
     struck = scores.copy()
     struck[[ia, ib, ic]] = -np.inf
@@ -215,7 +215,7 @@ def run_analogy_set(space: Space, restrict: int = 100_000, per_section: int | No
     off1, off2 = u[ids[:, 1]] - u[ids[:, 0]], u[ids[:, 3]] - u[ids[:, 2]]
 
     def cos_rows(x, y):
-        return np.einsum("ij,ij->i", x, y) / (np.linalg.norm(x, axis=1) * np.linalg.norm(y, axis=1))
+        return np.einsum("ij,ij->i", stats.unit_rows(x, zero="keep"), stats.unit_rows(y, zero="keep"))
 
     offsets = cos_rows(off1, off2)
     secs = np.array(res.sections)

@@ -185,8 +185,8 @@ def check_c39(r: Usage) -> claims.Verdict:
             f"top-{r.k} neighbours of {r.n_words} words frequent in all three, searched among the {r.n_pool:,} words "
             f"they share. Two seeds on one corpus agree on {r.overlap_seed:.0%} of the neighbours; two disjoint "
             f"Wikipedia samples on {r.overlap_split:.0%}; Lee news and Wikipedia on {r.overlap_across:.0%} "
-            f"(per round, the reseed keeps {r.effect_seed_lo:+.0%} to {r.effect_seed_hi:+.0%} more than the change of "
-            f"corpus, the second sample {r.effect_split_lo:+.0%} to {r.effect_split_hi:+.0%} more). "
+            f"(per round, the reseed keeps {r.effect_seed_lo:+.1%} to {r.effect_seed_hi:+.1%} more than the change of "
+            f"corpus, the second sample {r.effect_split_lo:+.1%} to {r.effect_split_hi:+.1%} more). "
         )
         return head + {
             CONFIRMED: "The corpus, not a fixed dictionary meaning, decides a word's neighbours, and a different kind "
@@ -208,6 +208,7 @@ def check_c39(r: Usage) -> claims.Verdict:
                                           "effect_split_lo", "effect_split_hi", "plateau", "overlap_seed",
                                           "overlap_split", "overlap_across")}
     strength = (f"{r.seeds} seeds per corpus, the effect compared round by round; every model's training loss fell "
-                f"by at most {r.worst_improvement:.1%} over its last two epochs; corpora of only {r.n_tokens:,} "
-                "tokens, so neighbours are noisy estimates")
+                f"by at most {r.worst_improvement:.1%} over its last two epochs (gensim lowers the learning rate to "
+                f"nearly zero by the end, which flattens the loss too); corpora of only {r.n_tokens:,} tokens, so "
+                "neighbours are noisy estimates")
     return claims.judge("C39", figures, evidence, strength)
