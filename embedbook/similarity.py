@@ -75,7 +75,10 @@ class Space:
         words = list(words)
         if hasattr(vectors, "detach"):
             vectors = vectors.detach().float().cpu().numpy()
-        vectors = np.asarray(vectors, dtype=np.float32)
+        try:
+            vectors = np.asarray(vectors, dtype=np.float32)
+        except (TypeError, ValueError):
+            raise TypeError(f"vectors must be an (n, d) array of numbers, got {type(vectors).__name__}") from None
         if vectors.ndim != 2 or len(words) != vectors.shape[0]:
             raise ValueError(
                 f"need one vector row per word: got {len(words)} words and an array of shape {vectors.shape}"
@@ -411,6 +414,8 @@ def similarity_benchmark(space: Space, pairs: Sequence[tuple[str, str, float]]) 
     """
     if not pairs:
         raise ValueError("no word pairs given; use data.wordsim353() or data.simlex999()")
+    if not all(isinstance(p, (tuple, list)) and len(p) == 3 for p in pairs):
+        raise ValueError("each pair must be (word1, word2, human score), as data.wordsim353() gives")
     model, human = [], []
     for a, b, score in pairs:
         if a in space and b in space and not space.zero[space.index[a]] and not space.zero[space.index[b]]:
@@ -438,6 +443,9 @@ def input_table_space(tokenizer, model) -> Space:
     Raises:
         ValueError: no whole-word token in the vocabulary.
     """
+    if not hasattr(tokenizer, "get_vocab") or not hasattr(model, "get_input_embeddings"):
+        raise TypeError("need a Hugging Face tokenizer (get_vocab) and its model (get_input_embeddings), "
+                        "e.g. tok, model = data.load_encoder()")
     table = model.get_input_embeddings().weight.detach().float().cpu().numpy()
     keep = sorted((i, w) for w, i in tokenizer.get_vocab().items() if w.isalpha() and w.isascii() and i < len(table))
     if not keep:
@@ -498,6 +506,8 @@ def read_analogies(path: str | Path | None = None, lower: bool = True) -> dict[s
     """
     from embedbook import data
 
+    if path is not None and not isinstance(path, (str, Path)):
+        raise TypeError(f"path must be a file path, got {type(path).__name__}")
     path = Path(path) if path is not None else data.analogy_questions()
     if not path.exists():
         raise FileNotFoundError(f"analogy file {path} does not exist")
@@ -630,6 +640,9 @@ def evaluate_analogies(
     Raises:
         ValueError: no questions, ``restrict`` leaving fewer than four words, or every question skipped.
     """
+    if not isinstance(questions, dict):
+        raise TypeError(f"questions must map section → [(a, b, c, d), ...], as read_analogies() returns; "
+                        f"got {type(questions).__name__}")
     if not questions or not any(questions.values()):
         raise ValueError("no analogy questions given; read some with read_analogies()")
     if restrict is not None and (not isinstance(restrict, (int, np.integer)) or restrict <= 0):

@@ -14,6 +14,7 @@ Used by chapters 08_similarity, 09_analogies and 10_word2vec.
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Iterable
 
 import numpy as np
@@ -95,7 +96,12 @@ def sgns_step(
     neg = torch.as_tensor(negatives, device=w_in.device).reshape(-1)
     if neg.numel() == 0 or neg.is_floating_point():
         raise ValueError("negatives must be one or more integer word ids")
-    ids = [int(center), int(context), *neg.tolist()]
+    if neg.dtype == torch.bool:
+        raise ValueError("negatives must be integer word ids, not a boolean mask")
+    try:
+        ids = [operator.index(center), operator.index(context), *neg.tolist()]
+    except TypeError:
+        raise ValueError(f"center and context must be integer word ids, got {center!r} and {context!r}") from None
     if min(ids) < 0 or max(ids) >= len(w_in):
         raise ValueError(f"word ids must lie in [0, {len(w_in)}), got {ids}")
     with torch.no_grad():

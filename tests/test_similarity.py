@@ -132,6 +132,19 @@ def test_space_validates_shape_words_and_duplicates():
     with pytest.raises(TypeError, match="strings"):
         S.Space(["a", 3], np.ones((2, 2)))
     assert len(S.Space(["a", "b"], torch.ones(2, 3))) == 2
+    with pytest.raises(TypeError, match="array of numbers"):
+        S.Space(["a", "b"], [["x", "y"], ["z", "w"]])
+
+
+def test_wrong_kinds_of_input_are_named(space):
+    with pytest.raises(TypeError, match="section"):
+        S.evaluate_analogies(space, [("man", "woman", "king", "queen")])
+    with pytest.raises(TypeError, match="path"):
+        S.read_analogies(123)
+    with pytest.raises(ValueError, match="human score"):
+        S.similarity_benchmark(space, [("man", "woman")] * 3)
+    with pytest.raises(TypeError, match="tokenizer"):
+        S.input_table_space("tok", "model")
 
 
 def test_zero_rows_have_no_cosine_neighbours():

@@ -73,6 +73,10 @@ def test_sgns_bad_input():
         W.sgns_step(t, t.clone(), 0, 1, [2], lr=0)
     with pytest.raises(ValueError, match="integer"):
         W.sgns_step(t, t.clone(), 0, 1, [])
+    with pytest.raises(ValueError, match="integer word ids"):
+        W.sgns_step(t, t.clone(), 1.5, 1, [2])
+    with pytest.raises(ValueError, match="boolean"):
+        W.sgns_step(t, t.clone(), 0, 1, torch.tensor([True, False]))
     with pytest.raises(ValueError, match="one shape"):
         W.sgns_step(t, torch.zeros(5, 3), 0, 1, [2])
     with pytest.raises(TypeError, match="float tensor"):
