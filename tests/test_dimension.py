@@ -1,59 +1,129 @@
-"""Unit tests for embedbook.dimension (tiny inputs; fast)."""
+"""Chapter 07's experiments and rules (C17, C18, C42), and lm.train's min_steps, which the width sweep needs.
+(The old embedbook.dimension module is dissolved: attention FLOPs live in sizing, fits in stats.)"""
 
 import pytest
 import torch
 
-from embedbook import claims, dimension
+from embedbook import claims, lm, sizing
+from embedbook.experiments import ch07_dimension as ch07
+
+# --- C18: attention counted --------------------------------------------------------------------------------
 
 
-def test_attention_flops_scale_as_n2_d():
-    base = dimension.attention_flops(64, 16)
-    assert dimension.attention_flops(128, 16) == 4 * base
-    assert dimension.attention_flops(64, 32) == 2 * base
-    assert dimension.attention_flops(64, 16, project=True) == base + 3 * 2 * 64 * 16 * 16
-    with pytest.raises(ValueError, match="positive"):
-        dimension.attention_flops(0, 16)
+@pytest.mark.parametrize("n, d", [(8, 4), (33, 16), (128, 64)])
+@pytest.mark.parametrize("project", [False, True])
+def test_torch_counter_equals_the_formula(n, d, project):
+    assert ch07.counted_attention_flops(n, d, project) == sizing.attention_flops(n, d, project=project)["total"]
 
 
-def test_fit_exponent():
-    assert dimension.fit_exponent([1, 2, 4], [3, 12, 48]) == pytest.approx(2.0)
-    with pytest.raises(ValueError, match="positive"):
-        dimension.fit_exponent([1, 2], [0, 1])
-    with pytest.raises(ValueError):
-        dimension.fit_exponent([1], [1])
+def test_attention_cost_exponents_and_verdict():
+    r = ch07.run_attention_cost([32, 64, 128], [8, 16, 32], n_fixed=64, d_fixed=16, bench_ns=[32, 64], reps=2)
+    assert r.exp_n == pytest.approx(2.0) and r.exp_d == pytest.approx(1.0) and r.counter_matches == 1
+    assert r.proj_share_article == pytest.approx(2 * 4096 / (2 * 4096 + 2048))  # 8nd² / (8nd² + 4n²d)
+    assert len(r.bench_seconds) == 2 and "att_bench_exp_n" not in r.glued()  # glue adds the prefix
+    v = ch07.check_c18(r)
+    assert v.verdict == claims.CORRECTED and "80%" in v.evidence
 
 
-def test_attention_seconds_positive():
-    assert dimension.attention_seconds(32, 8, repeats=2) > 0
+def test_flops_per_token_counts_every_matrix():
+    m = lm.TinyLM(lm.LMConfig(100, d_model=16, n_layers=1, n_heads=2, context=8))
+    weights = 3 * 16 * 16 + 16 * 16 + 2 * 4 * 16 * 16 + 100 * 16  # qkv, proj, MLP, head
+    assert ch07.forward_flops_per_token(m) == 2 * weights + 4 * 8 * 16
 
 
-def test_similarity_spearman():
-    w = torch.tensor([[1.0, 0], [1, 0.1], [0, 1], [1, 1], [0.5, 1], [1, 0.5]])
-    stoi = {w: i for i, w in enumerate("abcdef")}
-    pairs = [("a", "b", 9.0), ("a", "c", 0.0), ("a", "d", 5.0), ("c", "e", 8.0), ("b", "c", 1.0), ("a", "f", 7.0)]
-    rho, n = dimension.similarity_spearman(w, stoi, pairs + [("a", "zzz", 1.0)])
-    assert n == 6 and rho > 0.8
-    with pytest.raises(ValueError, match="covered"):
-        dimension.similarity_spearman(w, stoi, pairs[:3])
+# --- C17: the width sweep ------------------------------------------------------------------------------------
 
 
-def test_sweep_rejects_bad_dims():
-    with pytest.raises(ValueError, match="multiples of 4"):
-        dimension.dimension_sweep([["a", "b"]] * 10, dims=(6,))
-    with pytest.raises(ValueError):
-        dimension.dimension_sweep([["a", "b"]] * 10, dims=())
+def _sweep(losses, plateau=1, unigram=5.2):
+    widths = [8, 32, 128][: len(losses)]
+    seeds = list(range(len(losses[0])))
+    return ch07.Sweep(
+        widths=widths, seeds=seeds, n_docs=100, vocab=970, train_tokens=17_126, val_tokens=1_903, unigram=unigram,
+        best_loss=losses, best_step=[[400] * len(seeds) for _ in widths], steps_run=[[600] * len(seeds) for _ in widths],
+        plateau=[[plateau] * len(seeds) for _ in widths], curves=[[([0, 20], [6.9, 5.0])] * len(seeds) for _ in widths],
+        params=[9160, 45856, 330880], emb_params=[7760, 31040, 124160], flops_per_token=[18000, 90000, 660000],
+        min_steps=600,
+    )
 
 
-def test_checks_decide_from_numbers():
-    rows = [{"d": 8, "params": 10, "best_val_ppl": 300, "final_val_ppl": 300, "final_train_ppl": 300, "overfit": 0.0, "ws353": 0.0, "n_ws353": 5},
-            {"d": 64, "params": 80, "best_val_ppl": 100, "final_val_ppl": 100, "final_train_ppl": 90, "overfit": 0.0, "ws353": 0.1, "n_ws353": 5},
-            {"d": 256, "params": 400, "best_val_ppl": 110, "final_val_ppl": 140, "final_train_ppl": 40, "overfit": 0.2, "ws353": 0.0, "n_ws353": 5}]
-    assert dimension.check_c17(result=rows).verdict == claims.CONFIRMED
-    rows[2].update(overfit=0.0, final_val_ppl=95)
-    assert dimension.check_c17(result=rows).verdict == claims.CORRECTED
-    cost = dimension.attention_cost((32, 64, 128), (8, 16), n_fixed=64, d_fixed=16, time_it=False)
-    assert cost["exp_n"] == pytest.approx(2.0) and cost["exp_d"] == pytest.approx(1.0)
-    assert dimension.check_c18(result=cost).verdict in (claims.CONFIRMED, claims.CORRECTED)
-    assert dimension.check_c42(result=[("a", 768, "k"), ("b", 4096, "k")]).verdict == claims.CONFIRMED
-    assert dimension.check_c42(result=[("a", 768, "k"), ("b", 50, "k")]).verdict == claims.CORRECTED
-    assert dimension.check_c42(result=[("a", 20, "k"), ("b", 50, "k")]).verdict == claims.REFUTED
+@pytest.mark.parametrize("losses, want", [
+    ([[5.02, 4.94, 4.92], [4.80, 4.83, 4.78], [4.88, 4.86, 4.86]], claims.CONFIRMED),  # U-shape on every seed
+    ([[5.02, 4.94, 4.92], [4.80, 4.83, 4.78], [4.78, 4.80, 4.75]], claims.CORRECTED),  # widest best on every seed
+    ([[4.70, 4.72, 4.71], [4.80, 4.83, 4.78], [4.88, 4.86, 4.86]], claims.REFUTED),  # narrowest best on every seed
+    ([[5.02, 4.94, 4.92], [4.80, 4.83, 4.78], [4.82, 4.81, 4.79]], claims.INCONCLUSIVE),  # widest inside the spread
+])
+def test_c17_rule_on_seed_tables(losses, want):
+    v = ch07.check_c17(_sweep(losses))
+    assert v.verdict == want
+    assert "45,856" not in v.evidence or want  # evidence is written for the outcome
+    assert f"{len(losses[0])} seeds" in v.strength
+
+
+def test_c17_is_inconclusive_without_plateau_or_margin():
+    u = [[5.02, 4.94, 4.92], [4.80, 4.83, 4.78], [4.88, 4.86, 4.86]]
+    assert ch07.check_c17(_sweep(u, plateau=0)).verdict == claims.INCONCLUSIVE
+    assert ch07.check_c17(_sweep(u, unigram=5.0)).verdict == claims.INCONCLUSIVE
+    two_seeds = [row[:2] for row in u]
+    assert ch07.check_c17(_sweep(two_seeds)).verdict == claims.INCONCLUSIVE
+
+
+def test_effect_against_the_runner_up_for_the_best_width():
+    s = _sweep([[4.70, 4.72, 4.71], [4.80, 4.83, 4.78], [4.88, 4.86, 4.86]])
+    assert s.opt_index() == 0 and s.effect(0).hi < 0 and s.effect(2).lo > 0
+
+
+def test_run_sweep_smoke():
+    s = ch07.run_sweep([4, 8, 16], [0], n_docs=10, vocab_size=100, max_steps=4, eval_every=2, min_steps=0)
+    assert len(s.best_loss) == 3 and len(s.best_loss[0]) == 1 and s.params[0] < s.params[1] < s.params[2]
+    assert s.flops_per_token[0] < s.flops_per_token[2]
+    assert ch07.check_c17(s).verdict == claims.INCONCLUSIVE  # one seed never decides
+    with pytest.raises(ValueError, match="three widths"):
+        ch07.run_sweep([8, 4, 16], [0], n_docs=10)
+
+
+# --- C42: published widths ---------------------------------------------------------------------------------------
+
+
+def test_widths_from_the_configs():
+    w = ch07.run_widths()
+    assert w.minilm_d == 384 and w.n_models == len(w.rows) >= 10
+    assert ("GPT-3 175B", 12288, "brown2020gpt3") in w.outside()
+    assert ch07.check_c42(w).verdict == claims.CONFIRMED
+
+
+@pytest.mark.parametrize("dims, want", [
+    ([300, 768, 1024, 4096, 50, 768, 768, 2048, 4096, 8192], claims.CONFIRMED),
+    ([300, 768, 1024, 4096, 50, 20, 30, 12288, 4096, 8192], claims.CORRECTED),
+    ([30, 64, 1024, 20000, 50, 20, 30, 12288, 4096, 8192], claims.REFUTED),
+    ([768, 1024], claims.INCONCLUSIVE),
+])
+def test_c42_rule_reaches_each_outcome(dims, want):
+    rows = [(f"m{i}", d, "key") for i, d in enumerate(dims)]
+    inside = sum(100 <= d < 10_000 for d in dims)
+    w = ch07.Widths(rows=rows, lo=100, hi=10_000, n_models=len(rows), n_in_range=inside,
+                    share_in_range=inside / len(rows), minilm_d=384)
+    assert ch07.check_c42(w).verdict == want
+
+
+def test_summary_has_a_line_for_every_declared_outcome():
+    for cid in ("C17", "C18", "C42"):
+        assert set(ch07.SUMMARY[cid]) == set(claims.rule_of(cid).outcomes), cid
+
+
+# --- lm.train(min_steps=...) -----------------------------------------------------------------------------------
+
+
+def test_min_steps_holds_early_stopping_back():
+    sents = [["a", "b", "c", "d"] * 10 for _ in range(20)]
+    vocab = lm.Vocab.build(sents, 10)
+    tr, va = lm.split_ids(vocab.encode(sents))
+    runs = []
+    for min_steps in (0, 12):
+        torch.manual_seed(0)
+        model = lm.TinyLM(lm.LMConfig(len(vocab), d_model=8, n_heads=2, context=8))
+        runs.append(lm.train(model, tr, va, steps=40, batch_size=4, lr=1e-9, eval_every=2, patience=1,
+                             progress=False, min_steps=min_steps))
+    assert runs[0].plateau and runs[0].steps_run < 12
+    assert runs[1].plateau and runs[1].steps_run >= 12
+    with pytest.raises(ValueError, match="min_steps"):
+        lm.train(model, tr, va, steps=4, min_steps=-1, progress=False)
