@@ -15,6 +15,7 @@ Both embeddings map ids ``[batch, time]`` to ``[batch, time, d]`` and plug into
 from __future__ import annotations
 
 import math
+import operator
 
 import torch
 from torch import nn
@@ -206,14 +207,15 @@ class NgramEmbedding(nn.Module):
         return self.ngram.weight.numel() * self.ngram.weight.element_size()
 
     def forward(self, ids: torch.Tensor) -> torch.Tensor:
-        """Embeddings ``[batch, time, d]`` on the device of ``ids``: token row + n-gram row.
+        """Embeddings ``[batch, time, d]``: token row + n-gram row, on the token table's device (``ids`` may
+        live anywhere).
 
         Raises:
             TypeError, ValueError: ``ids`` is not a 2-D LongTensor of ids in ``[0, V)``.
         """
         _check_ids(ids, self.vocab_size, 2)
         rows = self.index.rows_for(ids)
-        tok = self.token(ids)
+        tok = self.token(ids.to(self.token.weight.device))
         return tok + self.ngram(rows).to(device=tok.device, dtype=tok.dtype)
 
 
@@ -239,6 +241,7 @@ class AdaptiveInput(nn.Module):
     Raises:
         ValueError: ``vocab_size``, ``d`` or ``factor`` not a positive int, cutoffs not strictly
             increasing inside ``(0, V)``, or ``d`` too small for the bands (a width below 1).
+        TypeError: ``cutoffs`` is not a sequence of ints.
     """
 
     def __init__(self, vocab_size: int, d: int, cutoffs: list[int], factor: int = 4, reverse: bool = False) -> None:
@@ -246,7 +249,11 @@ class AdaptiveInput(nn.Module):
         _positive_int("vocab_size", vocab_size)
         _positive_int("d", d)
         _positive_int("factor", factor)
-        edges = [0, *(int(c) for c in cutoffs), vocab_size]
+        try:
+            cuts = [operator.index(c) for c in cutoffs]
+        except TypeError:
+            raise TypeError(f"cutoffs must be a list of int band edges, e.g. [200, 1000]; got {cutoffs!r}") from None
+        edges = [0, *cuts, vocab_size]
         if any(b <= a for a, b in zip(edges, edges[1:])):
             raise ValueError(f"cutoffs must increase strictly inside (0, {vocab_size}), got {list(cutoffs)}")
         dims = [d // factor ** i for i in range(len(edges) - 1)]

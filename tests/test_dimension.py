@@ -39,7 +39,8 @@ def _sweep(losses, plateau=1, unigram=5.2):
     seeds = list(range(len(losses[0])))
     return ch07.Sweep(
         widths=widths, seeds=seeds, n_docs=100, vocab=970, train_tokens=17_126, val_tokens=1_903, unigram=unigram,
-        best_loss=losses, best_step=[[400] * len(seeds) for _ in widths], steps_run=[[600] * len(seeds) for _ in widths],
+        best_loss=losses, best_step=[[400] * len(seeds) for _ in widths],
+        steps_run=[[600] * len(seeds) for _ in widths],
         plateau=[[plateau] * len(seeds) for _ in widths], curves=[[([0, 20], [6.9, 5.0])] * len(seeds) for _ in widths],
         params=[9160, 45856, 330880], emb_params=[7760, 31040, 124160], flops_per_token=[18000, 90000, 660000],
         min_steps=600,

@@ -173,6 +173,13 @@ def test_adaptive_input_bad_settings(kwargs, match):
         ngram.AdaptiveInput(**args)
 
 
+def test_adaptive_input_refuses_non_int_cutoffs():
+    with pytest.raises(TypeError, match="int band edges"):
+        ngram.AdaptiveInput(100, 16, [10.5])
+    with pytest.raises(TypeError, match="int band edges"):
+        ngram.AdaptiveInput(100, 16, "ab")
+
+
 def test_adaptive_input_bad_ids():
     ada = ngram.AdaptiveInput(100, 16, [10, 40])
     with pytest.raises(ValueError, match=r"\[0, 100\)"):

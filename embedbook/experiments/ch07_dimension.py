@@ -64,7 +64,8 @@ class Sweep(Result):
             "d_min": self.widths[0], "d_max": self.widths[-1], "d_opt": self.widths[j], "n_seeds": len(self.seeds),
             "ppl_min": math.exp(m[0]), "ppl_opt": math.exp(m[j]), "ppl_max": math.exp(m[-1]),
             "ppl_unigram": math.exp(self.unigram), "params_min": self.params[0], "params_max": self.params[-1],
-            "params_ratio": self.params[-1] / self.params[0], "flops_ratio": self.flops_per_token[-1] / self.flops_per_token[0],
+            "params_ratio": self.params[-1] / self.params[0],
+            "flops_ratio": self.flops_per_token[-1] / self.flops_per_token[0],
             "steps_min": min(min(r) for r in self.steps_run), "steps_max": max(max(r) for r in self.steps_run),
         }
 
@@ -98,8 +99,8 @@ def run_sweep(widths: list[int], seeds: list[int], *, n_docs: int = 100, vocab_s
             torch.manual_seed(seed)
             cfg = lm.LMConfig(len(vocab), d_model=d, n_layers=n_layers, n_heads=n_heads, context=context, dropout=0.0)
             model = lm.TinyLM(cfg).to(dev)
-            h = lm.train(model, train_ids, val_ids, steps=max_steps, batch_size=batch_size, lr=lr, eval_every=eval_every,
-                         seed=seed, progress=False, patience=patience, min_steps=min_steps)
+            h = lm.train(model, train_ids, val_ids, steps=max_steps, batch_size=batch_size, lr=lr,
+                         eval_every=eval_every, seed=seed, progress=False, patience=patience, min_steps=min_steps)
             shape["loss"][i][s], shape["step"][i][s], shape["run"][i][s] = h.best_val_loss, h.best_step, h.steps_run
             shape["plateau"][i][s], shape["curve"][i][s] = int(h.plateau), (list(h.steps), list(h.val_loss))
             if s == 0:
@@ -196,22 +197,26 @@ def check_c17(r: Sweep) -> claims.Verdict:
     def evidence(v: str) -> str:
         head = (
             f"On {r.train_tokens:,} training tokens, the best mean validation perplexity over {len(r.seeds)} seeds was "
-            f"{math.exp(m[j]):.1f} at d = {dj}; d = {d0} reached {math.exp(m[0]):.1f} ({diff(f['small_lo'], f['small_hi'])} "
-            f"per seed against d = {dj if j != 0 else 'the runner-up'}) and d = {dn}, with {r.params[-1] / r.params[0]:.0f}× the "
-            f"parameters and {r.flops_per_token[-1] / r.flops_per_token[0]:.0f}× the FLOPs per token of d = {d0}, reached "
+            f"{math.exp(m[j]):.1f} at d = {dj}; d = {d0} reached {math.exp(m[0]):.1f} "
+            f"({diff(f['small_lo'], f['small_hi'])} per seed against d = {dj if j != 0 else 'the runner-up'}) and "
+            f"d = {dn}, with {r.params[-1] / r.params[0]:.0f}× the parameters and "
+            f"{r.flops_per_token[-1] / r.flops_per_token[0]:.0f}× the FLOPs per token of d = {d0}, reached "
             f"{math.exp(m[-1]):.1f} ({diff(f['large_lo'], f['large_hi'])}). "
         )
         return head + {
             CONFIRMED: f"Both ends lose to the middle on every seed: too narrow a model cannot hold what the corpus "
-            f"offers, and the widest, with {r.params[-1]:,} parameters for {r.train_tokens:,} training tokens, is worse "
+            f"offers, and the widest, with {r.params[-1]:,} parameters for {r.train_tokens:,} training tokens, is "
+            "worse "
             "even at its best validation point, where early stopping caught it before it overfitted further.",
             CORRECTED: f"Too narrow a table loses on every seed, but the widest model tried was also the best on every "
             f"seed: on this corpus d = {dn} is not yet 'too large'. The cost side of the claim holds by arithmetic "
             "(parameters and FLOPs grow with d); the overfitting side did not show up to this width.",
-            REFUTED: f"The narrowest width was the best on every seed: d = {d0} did not limit this model on this corpus.",
+            REFUTED: f"The narrowest width was the best on every seed: d = {d0} did not limit this model on this "
+            "corpus.",
             INCONCLUSIVE: "The runs do not settle it: "
             + ("a run stopped before its plateau; " if not f["all_plateau"] else "")
-            + (f"the best width is only {f['margin']:.2f} nats below the unigram baseline; " if f["margin"] < 0.3 else "")
+            + (f"the best width is only {f['margin']:.2f} nats below the unigram baseline; "
+               if f["margin"] < 0.3 else "")
             + "an effect lies inside the spread of the seeds, or too few seeds were run.",
         }[v]
 
@@ -255,13 +260,13 @@ class AttentionCost(Result):
     flops_d: list[int]  # the same over ds at n_fixed
     exp_n: float
     exp_d: float
-    counter_matches: int  # 1 if torch's counter equals sizing.attention_flops at every counted size, with and without projections
+    counter_matches: int  # 1 if torch's count equals sizing.attention_flops at every size, with and without projections
     article_n: int
     article_d: int
-    proj_share_article: float  # projections' share of a whole layer at (article_n, article_d), by the formula torch confirmed
+    proj_share_article: float  # projections' share of a layer at (article_n, article_d), by the confirmed formula
     crossover_d: float  # d above which the projections outweigh the n²·d terms at article_n (= n / 2)
     bench_ns: list[int] = field(default_factory=list)
-    bench_seconds: list[float] = field(default_factory=list)  # best time of softmax(QKᵀ)V at each bench n (illustration)
+    bench_seconds: list[float] = field(default_factory=list)  # best time of softmax(QKᵀ)V per bench n (illustration)
     bench_exp_n: float = 0.0
 
     def extra_glue(self) -> dict:
@@ -346,8 +351,8 @@ def check_c18(r: AttentionCost) -> claims.Verdict:
         )
         return head + {
             CONFIRMED: "The projections stay a minor share at the article's sizes, so the formula describes the layer.",
-            CORRECTED: f"But a whole layer first projects X to Q, K and V and afterwards projects the output: 8nd² more "
-            f"FLOPs. At n = {r.article_n:,}, d = {r.article_d:,} (LLaMA-7B) they are {r.proj_share_article:.0%} of the "
+            CORRECTED: "But a whole layer first projects X to Q, K and V and afterwards projects the output: 8nd² "
+            f"more FLOPs. At n = {r.article_n:,}, d = {r.article_d:,} (LLaMA-7B) they are {r.proj_share_article:.0%} of the "
             f"layer; they outweigh the n²·d terms whenever d > n/2 (here d > {r.crossover_d:,.0f}). The layer costs "
             "O(n²·d + n·d²), and a wider d raises the second term quadratically.",
             REFUTED: "That is not the growth O(n²·d) predicts.",
@@ -451,8 +456,9 @@ def check_c42(r: Widths) -> claims.Verdict:
         }[v]
 
     return claims.judge("C42", {"share_in_range": r.share_in_range, "n_models": r.n_models}, evidence,
-                        strength="published configurations (and the two installed models read from their files); the "
-                        "list is the book's table of models, not a survey of every model")
+                        strength="published configurations (MiniLM's width read from its installed config file); "
+                        "the list is the book's table of models plus the common static vector sets, not a survey of "
+                        "every model")
 
 
 # --- the chapter's summary: one line per claim and outcome, chosen by the verdict ----------------------------

@@ -138,10 +138,10 @@ SCONE_REPORTED = {
                              "terms of FLOPS and memory)'"),
     "states_3_to_5_pct": (0, "abstract and Figure 1 (v1): the gain is stated as matching larger baselines — with 10M "
                              "f-grams a 1.3B model matches a 1.9B baseline, with 1B f-grams a 1B model surpasses it "
-                             "'while using only about half the FLOPS and accelerator memory' — not as a 3–5% perplexity "
-                             "reduction at the same compute budget"),
-    "contextualised": (1, "abstract: the embeddings 'provide contextualized representation for each input token and are "
-                          "learned with a separate model during training'"),
+                             "'while using only about half the FLOPS and accelerator memory' — not as a 3–5% "
+                             "perplexity reduction at the same compute budget"),
+    "contextualised": (1, "abstract: the embeddings 'provide contextualized representation for each input token and "
+                          "are learned with a separate model during training'"),
     "baseline_params_b": (1.9, "abstract: the 1.9B-parameter baseline"),
     "scone_params_b": (1.0, "abstract: 1B accelerator-resident parameters"),
 }
@@ -183,13 +183,15 @@ def check_c25(r: Scaling) -> claims.Verdict:
 
     def mini() -> str:
         if e.decisive:
-            how = f"{'lowered' if e.sign < 0 else 'raised'} the best validation loss on every seed ({e.lo:+.3f} to {e.hi:+.3f} nats)"
+            how = (f"{'lowered' if e.sign < 0 else 'raised'} the best validation loss on every seed "
+                   f"({e.lo:+.3f} to {e.hi:+.3f} nats)")
         else:
-            how = f"changed the best validation loss by {e.lo:+.3f} to {e.hi:+.3f} nats across seeds, inside their spread"
+            how = (f"changed the best validation loss by {e.lo:+.3f} to {e.hi:+.3f} nats across seeds, inside their "
+                   "spread")
         return (
             f"Our miniature keeps only the storage idea: a plain trained table of the {r.ngram_rows:,} most frequent "
-            f"bigrams ({r.ngram_coverage:.0%} of validation positions) in CPU memory, added to the token embedding of a "
-            f"small LM. Over {e.n} seeds it {how}. The accelerator-side token table "
+            f"bigrams ({r.ngram_coverage:.0%} of validation positions) in CPU memory, added to the token embedding of "
+            f"a small LM. Over {e.n} seeds it {how}. The accelerator-side token table "
             f"{'stays at' if fixed else 'does not stay at'} {_size(r.device_bytes[0])} while the host table grows "
             f"from {_size(r.host_bytes[0])} to {_size(r.host_bytes[-1])} ({r.table_sizes[0]:,} to "
             f"{r.table_sizes[-1]:,} rows)."
@@ -199,8 +201,8 @@ def check_c25(r: Scaling) -> claims.Verdict:
         paper = {
             CONFIRMED: "The SCONE paper keeps the n-gram embeddings off the accelerator with fixed accelerator use and "
             "reports the 3–5% figure. ",
-            CORRECTED: "The SCONE paper (Yu et al., 2025) does keep its n-gram ('f-gram') embeddings off the accelerator "
-            "and accelerator FLOPs and memory fixed as their number grows. But they are not a trained lookup table: "
+            CORRECTED: "The SCONE paper (Yu et al., 2025) does keep its n-gram ('f-gram') embeddings off the "
+            "accelerator and accelerator FLOPs and memory fixed as their number grows. But they are not a trained lookup table: "
             "a separate Transformer computes a contextualised embedding for each frequent n-gram during training, "
             "and these are precomputed for inference. And the paper states its gain not as '3–5% lower perplexity at "
             "the same compute budget' but as matching larger models: with 1B f-grams a model with 1B "
@@ -294,8 +296,8 @@ def check_c26(r: Scaling) -> claims.Verdict:
     def evidence(v: str) -> str:
         head = (
             f"The adaptive input (bands of {', '.join(map(str, r.dims))} dimensions over ids cut at "
-            f"{', '.join(f'{c:,}' for c in r.cutoffs)}) holds {r.input_params['adaptive']:,} parameters against the full "
-            f"table's {r.input_params['full']:,} ({f['saving']:.1f}× fewer). Best validation perplexity over "
+            f"{', '.join(f'{c:,}' for c in r.cutoffs)}) holds {r.input_params['adaptive']:,} parameters against the "
+            f"full table's {r.input_params['full']:,} ({f['saving']:.1f}× fewer). Best validation perplexity over "
             f"{f['n_seeds']} seeds: full {math.exp(r.mean('full')):.1f}, adaptive {math.exp(r.mean('adaptive')):.1f} "
             f"({f['ada_lo']:+.3f} to {f['ada_hi']:+.3f} nats per seed), frequent ids narrowest "
             f"{math.exp(r.mean('reversed')):.1f} ({f['rev_lo']:+.3f} to {f['rev_hi']:+.3f}). "
@@ -321,7 +323,8 @@ def check_c26(r: Scaling) -> claims.Verdict:
             REFUTED: "The adaptive input does not save enough parameters to matter in this configuration.",
             INCONCLUSIVE: "The runs do not settle it: "
             + ("a run stopped before its plateau; " if not f["all_plateau"] else "")
-            + (f"the full table is only {f['margin']:.2f} nats below the unigram baseline; " if f["margin"] < 0.3 else "")
+            + (f"the full table is only {f['margin']:.2f} nats below the unigram baseline; "
+               if f["margin"] < 0.3 else "")
             + "the adaptive input's difference straddles the tolerance across seeds, or too few seeds were run.",
         }[v]
 
@@ -349,8 +352,8 @@ SUMMARY: dict[str, dict[str, str]] = {
         REFUTED: "the SCONE paper does not keep its n-gram embeddings off the accelerator at fixed cost",
     },
     "C26": {
-        CONFIRMED: "adaptive input saved most of the input table's parameters without a loss beyond the tolerance on any "
-        "seed, whichever band got the widest table",
+        CONFIRMED: "adaptive input saved most of the input table's parameters without a loss beyond the tolerance on "
+        "any seed, whichever band got the widest table",
         CORRECTED: "adaptive input saved memory but cost quality on every seed in this miniature",
         REFUTED: "the adaptive input saved too few parameters to matter",
         INCONCLUSIVE: "the runs did not settle whether adaptive input loses quality (a run short of its plateau, too "
@@ -366,6 +369,7 @@ C26_DIRECTION = (
 
 def summary_line(v: claims.Verdict) -> str:
     """The summary line for verdict ``v`` of C25 or C26 (for C26's correction, the one its figures call for)."""
-    if v.claim_id == "C26" and v.verdict == CORRECTED and v.figures["ada_lo"] <= claims.rule_of("C26").thresholds["tolerance"]:
+    tol = claims.rule_of("C26").thresholds["tolerance"]
+    if v.claim_id == "C26" and v.verdict == CORRECTED and v.figures["ada_lo"] <= tol:
         return C26_DIRECTION
     return SUMMARY[v.claim_id][v.verdict]
