@@ -149,7 +149,7 @@ def procrustes(src, tgt):
 
     Raises:
         TypeError: one array and one tensor, or a non-float tensor. ValueError: shapes differ, not 2-D,
-        fewer than two rows, or NaN / infinity.
+        fewer than two rows, NaN / infinity, or values so large that the cross-covariance overflows.
     """
     if isinstance(src, torch.Tensor) != isinstance(tgt, torch.Tensor):
         raise TypeError("give src and tgt as the same kind: both NumPy arrays or both torch tensors")
@@ -169,9 +169,13 @@ def procrustes(src, tgt):
     if not finite:
         raise ValueError("src or tgt contains NaN or infinity")
     if isinstance(src, torch.Tensor):
-        u, _, vt = torch.linalg.svd(src.T @ tgt)
+        cov = src.T @ tgt
     else:
-        u, _, vt = np.linalg.svd(src.T @ tgt)
+        with np.errstate(over="ignore", invalid="ignore"):  # reported below as a ValueError
+            cov = src.T @ tgt
+    if not bool(torch.isfinite(cov).all() if isinstance(cov, torch.Tensor) else np.isfinite(cov).all()):
+        raise ValueError("src.T @ tgt overflows: the values are too large; scale the rows first (e.g. with prepare)")
+    u, _, vt = torch.linalg.svd(cov) if isinstance(cov, torch.Tensor) else np.linalg.svd(cov)
     return u @ vt
 
 
@@ -195,7 +199,8 @@ def translation_ranks(queries, candidates, gold: Sequence[int]) -> np.ndarray:
     q, c = stats.unit_rows(q), stats.unit_rows(c)
     gold = np.asarray(gold, dtype=np.int64)
     if gold.shape != (len(q),):
-        raise ValueError(f"give one gold row per query: {len(q)} queries, {gold.shape[0] if gold.ndim else 0} gold rows")
+        given = gold.shape[0] if gold.ndim else 0
+        raise ValueError(f"give one gold row per query: {len(q)} queries, {given} gold rows")
     if len(gold) and (gold.min() < 0 or gold.max() >= len(c)):
         raise ValueError(f"gold rows must lie in [0, {len(c)})")
     sims = q @ c.T
@@ -253,7 +258,9 @@ class Alignment:
 def _keyed(kv, name: str) -> None:
     for attr in ("index_to_key", "key_to_index", "vectors"):
         if not hasattr(kv, attr):
-            raise TypeError(f"{name} must be word vectors like gensim's KeyedVectors (index_to_key, key_to_index, vectors)")
+            raise TypeError(
+                f"{name} must be word vectors like gensim's KeyedVectors (index_to_key, key_to_index, vectors)"
+            )
 
 
 def align(src_kv, tgt_kv, pairs: Sequence[Pair] | None = None, *, fit: Sequence[Pair] | None = None,
@@ -302,7 +309,9 @@ def align(src_kv, tgt_kv, pairs: Sequence[Pair] | None = None, *, fit: Sequence[
         given = _check_pairs(pairs, need=1)
         kept = usable(given)
         if len(kept) < 3:
-            raise ValueError(f"only {len(kept)} of {len(given)} pairs have both words in their spaces: too few to fit and test")
+            raise ValueError(
+                f"only {len(kept)} of {len(given)} pairs have both words in their spaces: too few to fit and test"
+            )
         fit, test = split_pairs(kept, test_fraction, seed)
         n_pairs = len(given)
     else:

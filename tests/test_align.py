@@ -81,6 +81,8 @@ def test_procrustes_refuses_bad_input():
         align.procrustes(x[:1], x[:1])
     with pytest.raises(ValueError, match="NaN"):
         align.procrustes(np.full((3, 2), np.nan), np.ones((3, 2)))
+    with pytest.raises(ValueError, match="overflows"):
+        align.procrustes(np.full((3, 2), 1e200), np.full((3, 2), 1e200))
     with pytest.raises(TypeError, match="same kind"):
         align.procrustes(x, torch.ones(5, 3))
     with pytest.raises(TypeError, match="floating"):

@@ -25,8 +25,11 @@ def test_c30_outcomes():
     full_fits_better = {"full": [4.4, 4.4, 4.4], "small_lr": [4.45, 4.48, 4.47], "frozen": [4.6, 4.6, 4.6]}
     frozen_keeps = {"full": [4.8, 4.8, 4.8], "small_lr": [4.8, 4.8, 4.8], "frozen": [4.6, 4.7, 4.65]}
     v = ch.check_c30(_finetune(full_fits_better, frozen_keeps))
-    assert v.verdict == claims.CORRECTED and "keeping more of the source domain" in v.evidence
-    assert ch.check_c30(_finetune(full_fits_better, same_source)).verdict == claims.REFUTED
+    assert v.verdict == claims.CORRECTED and "kept more of what pre-training had learned" in v.evidence
+    v = ch.check_c30(_finetune(full_fits_better, same_source))
+    assert v.verdict == claims.INCONCLUSIVE and "not a refutation" in v.evidence
+    tiny_keep = {"full": [4.6, 4.6, 4.6], "small_lr": [4.598, 4.597, 4.596], "frozen": [4.6, 4.6, 4.6]}
+    assert ch.check_c30(_finetune(full_fits_better, tiny_keep)).verdict == claims.INCONCLUSIVE  # below min_effect
     assert ch.check_c30(_finetune(slowed_fits_better, same_source, plateau=False)).verdict == claims.INCONCLUSIVE
 
 

@@ -52,9 +52,12 @@ def test_c08_outcomes():
     assert ch.check_c08(helps_more_small).verdict == claims.CONFIRMED
     helps_large_only = _tying([(4.5, 4.45), (4.5, 4.52), (4.5, 4.5)], [(4.0, 4.1)] * 3)
     assert ch.check_c08(helps_large_only).verdict == claims.CORRECTED
-    untied_wins = _tying([(4.6, 4.58), (4.6, 4.61), (4.6, 4.57)], [(4.1, 4.0)] * 3)
+    untied_wins = _tying([(4.6, 4.58), (4.6, 4.59), (4.6, 4.57)], [(4.1, 4.0)] * 3)
     v = ch.check_c08(untied_wins)
     assert v.verdict == claims.INCONCLUSIVE and "not evidence enough to overturn" in v.evidence
+    untied_wins_small = _tying([(4.6, 4.5)] * 3, [(4.0, 4.02), (4.0, 3.99), (4.0, 4.01)])
+    v = ch.check_c08(untied_wins_small)
+    assert v.verdict == claims.INCONCLUSIVE and "the opposite of 'especially in low-resource" in v.evidence
     near_unigram = _tying([(4.5, 4.6)] * 3, [(4.0, 4.05)] * 3, uni=4.7)
     assert ch.check_c08(near_unigram).verdict == claims.INCONCLUSIVE
 
