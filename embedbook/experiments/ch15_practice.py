@@ -354,8 +354,7 @@ def run_alignment(zh_lines: int | None = None, *, epochs: int = 2, n_candidates:
     Raises:
         ValueError: ``k`` out of range, or too few dictionary words in the vocabularies.
     """
-    pd_lines = data.peoples_daily()
-    lines = pd_lines if zh_lines is None else pd_lines[:zh_lines]
+    lines = data.peoples_daily(limit=zh_lines)
     en = data.glove(limit=n_candidates)
     zh = word2vec.train(lines, sg=True, vector_size=en.vector_size, window=5, min_count=5, epochs=epochs, seed=seed).wv
     pairs = [(z, e) for e, z in align.seed_dictionary()]  # Chinese → English
