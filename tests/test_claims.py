@@ -54,3 +54,10 @@ def test_every_claim_points_at_a_chapter():
     present = set(book.chapters())
     for c in claims.CLAIMS.values():
         assert c.chapter in present, f"{c.id} points at {c.chapter}, which is not in _toc.yml"
+
+
+def test_every_claim_names_a_library_module():
+    import embedbook
+
+    for c in claims.CLAIMS.values():
+        assert c.module in embedbook.LIBRARY, f"{c.id} names {c.module!r}, which is not a library module"
