@@ -37,6 +37,7 @@ def test_verdict_rejects_unknown_verdict():
 
 
 def test_check_must_return_a_verdict_for_its_claim(monkeypatch):
+    claims.check_of("C01")  # import its experiments module first
     monkeypatch.setitem(claims._CHECKS, "C01", lambda result: claims.Verdict("C02", claims.CONFIRMED, ""))
     with pytest.raises(TypeError, match="Verdict for C01"):
         claims.run("C01", None)
