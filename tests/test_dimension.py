@@ -128,3 +128,10 @@ def test_min_steps_holds_early_stopping_back():
     assert runs[1].plateau and runs[1].steps_run >= 12
     with pytest.raises(ValueError, match="min_steps"):
         lm.train(model, tr, va, steps=4, min_steps=-1, progress=False)
+
+
+def test_worker_processes_give_the_same_sweep():
+    kw = dict(n_docs=10, vocab_size=100, max_steps=6, eval_every=3, min_steps=0)
+    one = ch07.run_sweep([4, 8, 16], [0, 1], **kw)
+    two = ch07.run_sweep([4, 8, 16], [0, 1], workers=2, **kw)
+    assert one.best_loss == two.best_loss and one.curves == two.curves and one.params == two.params

@@ -265,3 +265,11 @@ def test_run_scaling_smoke():
 def test_summary_has_a_line_for_every_declared_outcome():
     for cid in ("C25", "C26"):
         assert set(ch14.SUMMARY[cid]) == set(claims.rule_of(cid).outcomes), cid
+
+
+def test_summary_line_follows_the_figures():
+    direction = ch14.check_c26(_scaling([4.74, 4.75, 4.73], [4.75, 4.76, 4.74], [4.95, 4.96, 4.94]))
+    cost = ch14.check_c26(_scaling([4.74, 4.75, 4.73], [4.81, 4.82, 4.80], [4.95, 4.96, 4.94]))
+    assert direction.verdict == cost.verdict == claims.CORRECTED
+    assert ch14.summary_line(direction) == ch14.C26_DIRECTION
+    assert ch14.summary_line(cost) == ch14.SUMMARY["C26"][claims.CORRECTED]

@@ -78,13 +78,42 @@ def forward_flops_per_token(model: lm.TinyLM) -> int:
     return 2 * weights + 4 * model.cfg.n_layers * model.cfg.context * model.cfg.d_model
 
 
+def run_jobs(fn, jobs: list, workers: int = 1) -> list:
+    """``[fn(job) for job in jobs]``, spread over ``workers`` fresh processes when ``workers > 1``.
+
+    Each worker is spawned (not forked), runs torch on one thread and takes the next job when it is free.
+    Every job seeds itself, so the results are the same, bit for bit, as in one process; only the wall time
+    changes. ``fn`` must be a module-level function (workers import it by name).
+    """
+    if workers <= 1 or len(jobs) <= 1:
+        return [fn(job) for job in jobs]
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    ctx = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=torch.set_num_threads,
+                             initargs=(1,)) as pool:
+        return list(pool.map(fn, jobs))
+
+
+def _train_width(job: dict) -> dict:
+    """Train one tied TinyLM of ``job['d']`` from ``job['seed']`` to its plateau; a job of :func:`run_sweep`."""
+    torch.manual_seed(job["seed"])
+    model = lm.TinyLM(lm.LMConfig(**job["config"])).to(job["device"])
+    h = lm.train(model, job["train_ids"], job["val_ids"], seed=job["seed"], progress=False, **job["train"])
+    return {"loss": h.best_val_loss, "step": h.best_step, "run": h.steps_run, "plateau": int(h.plateau),
+            "curve": (list(h.steps), list(h.val_loss)), "params": model.num_params(),
+            "emb": model.num_params("embedding"), "flops": forward_flops_per_token(model), "speed": h.tokens_per_s}
+
+
 def run_sweep(widths: list[int], seeds: list[int], *, n_docs: int = 100, vocab_size: int = 1000,
               context: int = 32, n_layers: int = 1, n_heads: int = 2, batch_size: int = 16, lr: float = 3e-3,
-              eval_every: int = 20, patience: int = 3, min_steps: int = 600, max_steps: int = 3000,
-              device: str | torch.device = "cpu") -> Sweep:
+              eval_every: int = 20, patience: int = 3, min_steps: int = 500, max_steps: int = 3000,
+              device: str | torch.device = "cpu", workers: int = 1) -> Sweep:
     """Train a tied :class:`~embedbook.lm.TinyLM` (no dropout, so nothing masks overfitting) at each width
     and seed on the first ``n_docs`` documents of the Lee corpus, each to its validation plateau
     (early stopping restores the best weights; the whole validation split is scored at every evaluation).
+    ``workers`` CPU processes share the runs (:func:`run_jobs`; on a GPU the runs stay in this process).
     """
     if len(widths) < 3 or sorted(widths) != list(widths):
         raise ValueError("give at least three widths in increasing order")
@@ -92,27 +121,23 @@ def run_sweep(widths: list[int], seeds: list[int], *, n_docs: int = 100, vocab_s
     vocab = lm.Vocab.build(sents, vocab_size)
     train_ids, val_ids = lm.split_ids(vocab.encode(sents))
     dev = torch.device(device)
-    shape = {k: [[None] * len(seeds) for _ in widths] for k in ("loss", "step", "run", "plateau", "curve")}
-    params, emb, flops, speed = [], [], [], []
-    for i, d in enumerate(widths):
-        for s, seed in enumerate(seeds):
-            torch.manual_seed(seed)
-            cfg = lm.LMConfig(len(vocab), d_model=d, n_layers=n_layers, n_heads=n_heads, context=context, dropout=0.0)
-            model = lm.TinyLM(cfg).to(dev)
-            h = lm.train(model, train_ids, val_ids, steps=max_steps, batch_size=batch_size, lr=lr,
-                         eval_every=eval_every, seed=seed, progress=False, patience=patience, min_steps=min_steps)
-            shape["loss"][i][s], shape["step"][i][s], shape["run"][i][s] = h.best_val_loss, h.best_step, h.steps_run
-            shape["plateau"][i][s], shape["curve"][i][s] = int(h.plateau), (list(h.steps), list(h.val_loss))
-            if s == 0:
-                speed.append(h.tokens_per_s)
-        params.append(model.num_params())
-        emb.append(model.num_params("embedding"))
-        flops.append(forward_flops_per_token(model))
+    train = dict(steps=max_steps, batch_size=batch_size, lr=lr, eval_every=eval_every, patience=patience,
+                 min_steps=min_steps)
+    jobs = [dict(d=d, seed=seed, device=dev, train_ids=train_ids, val_ids=val_ids, train=train,
+                 config=dict(vocab_size=len(vocab), d_model=d, n_layers=n_layers, n_heads=n_heads, context=context,
+                             dropout=0.0))
+            for d in reversed(widths) for seed in seeds]  # the widest (slowest) first keeps the workers busy
+    out = run_jobs(_train_width, jobs, workers if dev.type == "cpu" else 1)
+    runs = {(j["d"], j["seed"]): o for j, o in zip(jobs, out)}
+    table = {k: [[runs[d, s][k] for s in seeds] for d in widths] for k in ("loss", "step", "run", "plateau", "curve")}
+    first = [runs[d, seeds[0]] for d in widths]
     return Sweep(
         widths=list(widths), seeds=list(seeds), n_docs=n_docs, vocab=len(vocab), train_tokens=len(train_ids),
-        val_tokens=len(val_ids), unigram=lm.unigram_loss(train_ids, val_ids, len(vocab)), best_loss=shape["loss"],
-        best_step=shape["step"], steps_run=shape["run"], plateau=shape["plateau"], curves=shape["curve"],
-        params=params, emb_params=emb, flops_per_token=flops, min_steps=min_steps, bench_tokens_per_s=speed,
+        val_tokens=len(val_ids), unigram=lm.unigram_loss(train_ids, val_ids, len(vocab)), best_loss=table["loss"],
+        best_step=table["step"], steps_run=table["run"], plateau=table["plateau"], curves=table["curve"],
+        params=[r["params"] for r in first], emb_params=[r["emb"] for r in first],
+        flops_per_token=[r["flops"] for r in first], min_steps=min_steps,
+        bench_tokens_per_s=[r["speed"] for r in first],
     )
 
 

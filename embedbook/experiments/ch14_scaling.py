@@ -12,6 +12,7 @@ from torch import nn
 from embedbook import claims, data, lm, ngram, stats
 from embedbook.book import Result
 from embedbook.claims import CONFIRMED, CORRECTED, INCONCLUSIVE, REFUTED
+from embedbook.experiments.ch07_dimension import run_jobs  # the runs, shared over worker processes
 
 ARMS = ("full", "adaptive", "reversed", "ngram")
 LABELS = {
@@ -80,37 +81,43 @@ def _embedding(arm: str, V: int, d: int, cutoffs: list[int], index: ngram.NgramI
     raise ValueError(f"unknown arm {arm!r}; use one of {ARMS}")
 
 
+def _train_arm(job: dict) -> dict:
+    """Train one small LM with input embedding ``job['arm']`` from ``job['seed']`` to its plateau."""
+    torch.manual_seed(job["seed"])
+    emb = _embedding(job["arm"], job["vocab"], job["d_model"], job["cutoffs"], job["index"])
+    cfg = lm.LMConfig(job["vocab"], d_model=job["d_model"], n_layers=1, n_heads=job["n_heads"], context=job["context"],
+                      tie=False, dropout=0.0, embedding=emb)
+    model = lm.TinyLM(cfg).to(job["device"])
+    h = lm.train(model, job["train_ids"], job["val_ids"], seed=job["seed"], progress=False, **job["train"])
+    return {"loss": h.best_val_loss, "run": h.steps_run, "plateau": int(h.plateau),
+            "curve": (list(h.steps), list(h.val_loss)), "params": sum(p.numel() for p in model.embed.parameters())}
+
+
 def run_scaling(seeds: list[int], *, n_docs: int = 100, vocab_size: int = 1000, d_model: int = 32,
                 context: int = 32, cutoffs: tuple[int, ...] = (100, 400), ngram_rows: int = 2000,
                 table_sizes: tuple[int, ...] = (500, 2000, 8000), arms: tuple[str, ...] = ARMS,
                 n_heads: int = 2, batch_size: int = 16, lr: float = 3e-3, eval_every: int = 20, patience: int = 3,
-                min_steps: int = 200, max_steps: int = 3000, device: str | torch.device = "cpu") -> Scaling:
+                min_steps: int = 200, max_steps: int = 3000, device: str | torch.device = "cpu",
+                workers: int = 1) -> Scaling:
     """Train one small LM per input embedding (``arms``) and seed on the first ``n_docs`` Lee documents, each
     to its validation plateau; the models differ only in the input embedding (same untied output head, same
     body). Also count the accelerator-side and host-side bytes of n-gram tables of ``table_sizes`` rows (at
-    most as many as distinct bigrams occur in the training text)."""
+    most as many as distinct bigrams occur in the training text). ``workers`` CPU processes share the runs
+    (:func:`embedbook.experiments.ch07_dimension.run_jobs`; on a GPU they stay in this process)."""
     sents = data.lee_corpus()[:n_docs]
     vocab = lm.Vocab.build(sents, vocab_size)
     train_ids, val_ids = lm.split_ids(vocab.encode(sents))
     V = len(vocab)
     index = ngram.NgramIndex.build(train_ids, V, ngram_rows)
     dev = torch.device(device)
-    best, steps, plat, curves, params = {}, {}, {}, {}, {}
-    for arm in arms:
-        best[arm], steps[arm], plat[arm], curves[arm] = [], [], [], []
-        for seed in seeds:
-            torch.manual_seed(seed)
-            emb = _embedding(arm, V, d_model, list(cutoffs), index)
-            cfg = lm.LMConfig(V, d_model=d_model, n_layers=1, n_heads=n_heads, context=context, tie=False, dropout=0.0,
-                              embedding=emb)
-            model = lm.TinyLM(cfg).to(dev)
-            h = lm.train(model, train_ids, val_ids, steps=max_steps, batch_size=batch_size, lr=lr,
-                         eval_every=eval_every, seed=seed, progress=False, patience=patience, min_steps=min_steps)
-            best[arm].append(h.best_val_loss)
-            steps[arm].append(h.steps_run)
-            plat[arm].append(int(h.plateau))
-            curves[arm].append((list(h.steps), list(h.val_loss)))
-        params[arm] = sum(p.numel() for p in model.embed.parameters())
+    train = dict(steps=max_steps, batch_size=batch_size, lr=lr, eval_every=eval_every, patience=patience,
+                 min_steps=min_steps)
+    jobs = [dict(arm=arm, seed=seed, vocab=V, d_model=d_model, cutoffs=list(cutoffs), index=index, n_heads=n_heads,
+                 context=context, device=dev, train_ids=train_ids, val_ids=val_ids, train=train)
+            for arm in arms for seed in seeds]
+    out = run_jobs(_train_arm, jobs, workers if dev.type == "cpu" else 1)
+    runs = {(j["arm"], j["seed"]): o for j, o in zip(jobs, out)}
+    table = {k: {a: [runs[a, s][k] for s in seeds] for a in arms} for k in ("loss", "run", "plateau", "curve")}
     val_rows = index.rows_for(val_ids.unsqueeze(0))[0, 1:]
     probes = [ngram.NgramEmbedding(V, d_model, ngram.NgramIndex.build(train_ids, V, k)) for k in table_sizes]
     ada = ngram.AdaptiveInput(V, d_model, list(cutoffs))
@@ -118,7 +125,8 @@ def run_scaling(seeds: list[int], *, n_docs: int = 100, vocab_size: int = 1000, 
         seeds=list(seeds), n_docs=n_docs, vocab=V, d_model=d_model, train_tokens=len(train_ids),
         val_tokens=len(val_ids), unigram=lm.unigram_loss(train_ids, val_ids, V), cutoffs=list(cutoffs),
         dims=list(ada.dims), ngram_rows=len(index), ngram_coverage=float((val_rows > 0).float().mean()),
-        best_loss=best, steps_run=steps, plateau=plat, curves=curves, input_params=params,
+        best_loss=table["loss"], steps_run=table["run"], plateau=table["plateau"], curves=table["curve"],
+        input_params={a: runs[a, seeds[0]]["params"] for a in arms},
         table_sizes=[len(p.index) for p in probes], device_bytes=[p.device_bytes() for p in probes],
         host_bytes=[p.host_bytes() for p in probes],
     )
