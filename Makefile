@@ -27,9 +27,11 @@ test: venv
 	rm -rf _build/verdicts/smoke _build/papermill _build/papermill-second
 	$(BIN)/python -m pytest tests --ignore=tests/after_book --durations=15
 
-# every chapter at full size, then the HTML book in _build/html
+# every chapter at full size, two at a time (one per core) into the build's cache, then the HTML book in
+# _build/html (the build itself executes only the pages that read the chapters' results)
 book: venv
-	rm -rf _build/verdicts/full
+	rm -rf _build/verdicts/full _build/.jupyter_cache
+	$(BIN)/embedbook execute
 	$(BIN)/jupyter-book build . -W --keep-going
 
 # after `make book`: every built page in headless Chromium (installed from Debian's packages if missing),

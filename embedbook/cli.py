@@ -1,6 +1,6 @@
-"""Command line: ``embedbook list | run CHAPTER [--smoke] [-p NAME=VALUE] [--out DIR] | build | bench``.
+"""Command line: ``embedbook list | run CHAPTER [--smoke] [-p NAME=VALUE] [--out DIR] | execute | build | bench``.
 
-``list``, ``run`` and ``build`` need the book's chapters: run them inside a clone of the repository (or
+``list``, ``run``, ``execute`` and ``build`` need the book's chapters: run them inside a clone of the repository (or
 set ``EMBEDBOOK_ROOT``). ``bench`` needs only the package.
 """
 
@@ -46,7 +46,16 @@ def _run(args) -> int:
     return 0
 
 
+def _execute(_args) -> int:
+    result = book.execute_into_cache()
+    for path in result["failed"]:
+        print(f"failed: {path} (the book build will execute it again and show the error)", file=sys.stderr)
+    print(f"executed {len(result['succeeded'])} chapters into the build's cache")
+    return 0
+
+
 def _build(_args) -> int:
+    _execute(_args)
     return subprocess.call(["jupyter-book", "build", str(book.root()), "-W", "--keep-going"])
 
 
@@ -94,6 +103,8 @@ def main(argv: list[str] | None = None) -> int:
                      help="set a chapter parameter (repeatable); the value must have its default's type")
     run.add_argument("--out", type=Path, default=None, help="folder for the executed notebook (default: _build/papermill)")
     run.set_defaults(fn=_run)
+    sub.add_parser("execute", help="execute every chapter at full size into the build's cache, one per core"
+                   ).set_defaults(fn=_execute)
     sub.add_parser("build", help="execute every chapter and build the HTML book").set_defaults(fn=_build)
     bench = sub.add_parser("bench", help="lookup throughput as a fraction of a same-run memory copy")
     bench.add_argument("--tokens", type=_positive, default=65536, help="tokens per batch (default 65,536)")
