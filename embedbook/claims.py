@@ -144,7 +144,7 @@ CLAIMS: dict[str, Claim] = {c.id: c for c in [
        "SCONE keeps n-gram embeddings in CPU memory, loads them on demand, keeps accelerator memory fixed, and lowers perplexity by 3–5%.",
        "14_scaling", "ngram"),
     _c("C26", LONG, "最新研究：扩展Embedding的边界", "高频功能词（如\"的\"、“是”）可能只需要较少维度就能充分表示，而低频实词可能需要更高维度。自适应Embedding根据Token频率动态分配维度，在不损失表示能力的前提下节省内存",
-       "high-frequency function words (such as "de" and "shi", roughly "of" and "is") may need only a few dimensions to be represented fully, while low-frequency content words may need more. Adaptive embeddings allocate dimensions by token frequency, saving memory without losing representational power",
+       "high-frequency function words (such as de and shi, roughly 'of' and 'is') may need only a few dimensions to be represented fully, while low-frequency content words may need more. Adaptive embeddings allocate dimensions by token frequency, saving memory without losing representational power",
        "Adaptive embeddings give tokens different dimensions by frequency and save memory without losing quality.", "14_scaling", "ngram"),
     _c("C27", LONG, "实践中的考量", "当前主流大模型的词表在30K-100K之间",
        "the vocabularies of today's mainstream large models lie between 30K and 100K",
