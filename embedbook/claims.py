@@ -395,7 +395,7 @@ def judge(cid: str, figures: Mapping[str, Any], evidence: Callable[[str], str], 
     return Verdict(cid, verdict, evidence(verdict), dict(figures), strength)
 
 
-def check(cid: str, **_transitional: Any) -> Callable[[Callable[[Any], Verdict]], Callable[[Any], Verdict]]:
+def check(cid: str) -> Callable[[Callable[[Any], Verdict]], Callable[[Any], Verdict]]:
     """Register the decorated ``check_cNN(result) -> Verdict`` as the check that settles claim ``cid``.
 
     Every check takes one argument, the typed result of its chapter's experiment, and decides through

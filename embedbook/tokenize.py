@@ -54,6 +54,11 @@ def _check_text(text: str) -> None:
         raise TypeError(f"text must be a str, got {type(text).__name__}")
     if not text:
         raise ValueError("text is empty: there is nothing to tokenize")
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as err:  # a lone surrogate, e.g. from a badly decoded file
+        raise ValueError(f"text is not valid Unicode at position {err.start} ({text[err.start]!r}): "
+                         "decode the source with errors='replace' first") from None
 
 
 def _tiktoken_split(enc, text: str) -> Split:
