@@ -225,19 +225,28 @@ def is_timing(name: str) -> bool:
     return name.startswith("bench_") or "_bench_" in name
 
 
+GLUE_PREFIX = "application/papermill.record/"  # the mime prefix myst-nb's glue writes and its build reads
+
+
 def glue(name: str, value: Any, display: bool = False) -> None:
     """Glue ``value`` under ``name`` so the prose can show it with ``{glue:text}`name:fmt```.
 
+    Writes exactly what ``myst_nb.glue`` writes (a display record under :data:`GLUE_PREFIX` with the
+    name in its ``scrapbook`` metadata) without importing myst-nb, which loads Sphinx: seconds per chapter.
     Names of timing-dependent values start with ``bench_`` (see :func:`is_timing`); they are excluded
     from the determinism checks. A bool is refused: glue the words the sentence needs instead.
     """
-    from myst_nb import glue as _glue
+    from IPython.core.formatters import format_display_data
+    from IPython.display import display as ipy_display
 
     if hasattr(value, "item") and getattr(value, "ndim", 1) == 0:
         value = value.item()  # numpy / torch scalars → Python numbers, so format specs work
     if isinstance(value, bool):
         raise TypeError(f"glue {name!r}: a bool reads as True/False in prose; glue the words instead")
-    _glue(name, value, display=display)
+    bundle, metadata = format_display_data(value)
+    prefix = "" if display else GLUE_PREFIX
+    metadata["scrapbook"] = {"name": name, "mime_prefix": prefix}
+    ipy_display({prefix + k: v for k, v in bundle.items()}, raw=True, metadata=metadata)
 
 
 class Result:

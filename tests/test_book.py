@@ -120,3 +120,10 @@ def test_verdict_records_round_trip(monkeypatch, tmp_path):
     assert record["verdict"] == claims.CONFIRMED and record["chapter"] == "02_lookup" and record["size"] == "smoke"
     with pytest.raises(RuntimeError, match="C01"):  # the other 48 are missing
         claims.recorded_verdicts(smoke=True)
+
+
+def test_glue_writes_what_myst_nb_reads():
+    """book.glue avoids importing myst-nb (it loads Sphinx); its record must stay the one myst-nb reads."""
+    from myst_nb.ext.glue import GLUE_PREFIX
+
+    assert book.GLUE_PREFIX == GLUE_PREFIX
