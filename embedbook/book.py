@@ -301,5 +301,10 @@ def glued_values(executed: Path) -> dict[str, str]:
 
 
 def chapter_digest(chapter: str) -> str:
-    """SHA-256 of a chapter's notebook: a record made from an older version of the chapter is stale."""
-    return hashlib.sha256(chapter_path(chapter).read_bytes()).hexdigest()
+    """SHA-256 of a chapter's notebook and of its experiments module (``embedbook/experiments/ch<chapter>.py``,
+    where its rules and checks live): a record made from an older version of either is stale."""
+    h = hashlib.sha256(chapter_path(chapter).read_bytes())
+    experiments = Path(__file__).parent / "experiments" / f"ch{chapter}.py"
+    if experiments.exists():
+        h.update(experiments.read_bytes())
+    return h.hexdigest()

@@ -513,6 +513,16 @@ def record_verdict(v: Verdict, smoke: bool) -> Path | None:
     return path
 
 
+def _follows_from_figures(cid: str, record: Mapping[str, Any]) -> bool:
+    rule = rule_of(cid)
+    if rule is None:
+        return False
+    try:
+        return rule(record["figures"]) == record["verdict"]
+    except (KeyError, ValueError, TypeError):  # figures the current rule no longer reads
+        return False
+
+
 def recorded_verdicts(smoke: bool) -> dict[str, dict]:
     """Every verdict the chapters recorded at this size, by claim id.
 
@@ -534,5 +544,16 @@ def recorded_verdicts(smoke: bool) -> dict[str, dict]:
         )
     stale = [cid for cid, r in records.items() if r["chapter_sha256"] != book.chapter_digest(r["chapter"])]
     if stale:
-        raise RuntimeError(f"the recorded verdicts of {', '.join(stale)} are stale: their chapters changed since")
+        raise RuntimeError(
+            f"the recorded verdicts of {', '.join(stale)} are stale: their chapters or experiments modules "
+            "changed since they ran. Execute those chapters again (`make book` does)."
+        )
+    # A record must still follow from its figures under the rule as declared now (a rule edited in
+    # claims.py after the run would otherwise leave an old verdict looking current).
+    drifted = [cid for cid, r in records.items() if not _follows_from_figures(cid, r)]
+    if drifted:
+        raise RuntimeError(
+            f"the recorded verdicts of {', '.join(drifted)} no longer follow from their figures under the "
+            "current rules. Execute their chapters again."
+        )
     return records

@@ -127,3 +127,43 @@ def test_glue_writes_what_myst_nb_reads():
     from myst_nb.ext.glue import GLUE_PREFIX
 
     assert book.GLUE_PREFIX == GLUE_PREFIX
+
+
+def _one_claim_store(monkeypatch, tmp_path):
+    """A verdict store holding C02's record only, with the register cut down to C02."""
+    monkeypatch.setenv("EMBEDBOOK_VERDICTS", str(tmp_path))
+    monkeypatch.setattr(claims, "CLAIMS", {"C02": claims.CLAIMS["C02"]})
+    v = claims.judge("C02", {"max_diff": 0.0}, lambda outcome: "evidence")
+    return claims.record_verdict(v, smoke=True)
+
+
+def test_fresh_record_is_accepted(monkeypatch, tmp_path):
+    _one_claim_store(monkeypatch, tmp_path)
+    assert claims.recorded_verdicts(smoke=True)["C02"]["verdict"] == claims.CONFIRMED
+
+
+def test_record_from_an_older_chapter_or_experiments_module_is_stale(monkeypatch, tmp_path):
+    _one_claim_store(monkeypatch, tmp_path)
+    monkeypatch.setattr(book, "chapter_digest", lambda chapter: "0" * 64)  # the sources changed since
+    with pytest.raises(RuntimeError, match="C02 are stale"):
+        claims.recorded_verdicts(smoke=True)
+
+
+def test_digest_covers_the_experiments_module():
+    import hashlib
+    from pathlib import Path
+
+    import embedbook.experiments.ch02_lookup as ch02
+
+    notebook = book.chapter_path("02_lookup").read_bytes()
+    module = Path(ch02.__file__).read_bytes()
+    assert book.chapter_digest("02_lookup") == hashlib.sha256(notebook + module).hexdigest()
+
+
+def test_record_that_no_longer_follows_from_its_figures_is_refused(monkeypatch, tmp_path):
+    path = _one_claim_store(monkeypatch, tmp_path)
+    record = json.loads(path.read_text())
+    record["verdict"] = claims.REFUTED  # as if the rule had been edited after the run
+    path.write_text(json.dumps(record))
+    with pytest.raises(RuntimeError, match="no longer follow from their figures"):
+        claims.recorded_verdicts(smoke=True)
