@@ -26,10 +26,17 @@ def test_c30_outcomes():
     frozen_keeps = {"full": [4.8, 4.8, 4.8], "small_lr": [4.8, 4.8, 4.8], "frozen": [4.6, 4.7, 4.65]}
     v = ch.check_c30(_finetune(full_fits_better, frozen_keeps))
     assert v.verdict == claims.CORRECTED and "kept more of what pre-training had learned" in v.evidence
-    v = ch.check_c30(_finetune(full_fits_better, same_source))
-    assert v.verdict == claims.INCONCLUSIVE and "not a refutation" in v.evidence
+    v = ch.check_c30(_finetune(full_fits_better, same_source))  # premise met (source loss rose 0.1): refutable
+    assert v.verdict == claims.REFUTED and "fitted the news better on every seed" in v.evidence
+    no_forgetting = {m: [4.45, 4.44, 4.43] for m in ch.MODES}  # the source loss fell: nothing to protect
+    for target in (slowed_fits_better, full_fits_better):
+        v = ch.check_c30(_finetune(target, no_forgetting))
+        assert v.verdict == claims.INCONCLUSIVE and "premise is not met" in v.evidence
+    assert "Rule revised after an external audit" in v.strength
     tiny_keep = {"full": [4.6, 4.6, 4.6], "small_lr": [4.598, 4.597, 4.596], "frozen": [4.6, 4.6, 4.6]}
-    assert ch.check_c30(_finetune(full_fits_better, tiny_keep)).verdict == claims.INCONCLUSIVE  # below min_effect
+    assert ch.check_c30(_finetune(full_fits_better, tiny_keep)).verdict == claims.REFUTED  # keep below min_effect
+    mixed_keep = {"full": [4.6, 4.6, 4.6], "small_lr": [4.58, 4.61, 4.6], "frozen": [4.6, 4.6, 4.6]}
+    assert ch.check_c30(_finetune(full_fits_better, mixed_keep)).verdict == claims.INCONCLUSIVE  # one seed keeps
     assert ch.check_c30(_finetune(slowed_fits_better, same_source, plateau=False)).verdict == claims.INCONCLUSIVE
 
 
