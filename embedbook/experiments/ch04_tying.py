@@ -320,20 +320,23 @@ def run_tying(small_tokens: int = 8_000, large_tokens: int = 32_000, seeds: int 
     thresholds={"min_seeds": 3, "min_margin": 0.3},
     seeds=4,
     outcomes={
-        CONFIRMED: "the evidence is strong (at least min_seeds seeds, every run on a plateau, every run at least "
-        "min_margin nats below the unigram model), tying lowers the loss on the small set for every seed, and its "
-        "gain there exceeds its gain on the larger set for every seed",
-        CORRECTED: "the evidence is strong and tying lowers the loss for every seed on one of the two sets, but its "
-        "gain is not larger on the small set for every seed",
-        INCONCLUSIVE: "the evidence is not strong, or tying helps on neither set for every seed — including when "
-        "untying wins on every seed: a miniature this size cannot overturn the published LSTM results, so it is "
-        "reported as a disagreement, not as a refutation",
+        CONFIRMED: "in this miniature: the evidence is strong (at least min_seeds seeds, every run on a plateau, every "
+        "run at least min_margin nats below the unigram model), tying lowers the loss on the small set for every "
+        "seed, and its gain there exceeds its gain on the larger set for every seed",
+        CORRECTED: "in this miniature: the evidence is strong and tying lowers the loss for every seed on one of the "
+        "two sets, but its gain is not larger on the small set for every seed",
+        REFUTED: "in this miniature: the evidence is strong, untying lowers the loss on the small set for every seed "
+        "(the mirror of the confirmation's first demand), and tying does not lower it on the larger set for every seed",
+        INCONCLUSIVE: "the evidence is not strong, or no sign holds on every seed on the small set and tying does not "
+        "help on every seed on the larger set",
     },
     examples={
         CONFIRMED: {"n_seeds": 3, "all_plateau": 1, "margin": 0.6, "small_gap_lo": 0.02, "small_gap_hi": 0.05,
                     "large_gap_lo": -0.01, "large_gap_hi": 0.01, "extra_lo": 0.01},
         CORRECTED: {"n_seeds": 3, "all_plateau": 1, "margin": 0.6, "small_gap_lo": 0.01, "small_gap_hi": 0.03,
                     "large_gap_lo": 0.02, "large_gap_hi": 0.05, "extra_lo": -0.03},
+        REFUTED: {"n_seeds": 4, "all_plateau": 1, "margin": 0.63, "small_gap_lo": -0.108, "small_gap_hi": -0.053,
+                  "large_gap_lo": -0.021, "large_gap_hi": 0.026, "extra_lo": -0.13},
         INCONCLUSIVE: {"n_seeds": 3, "all_plateau": 1, "margin": 0.6, "small_gap_lo": -0.04, "small_gap_hi": 0.01,
                        "large_gap_lo": -0.11, "large_gap_hi": -0.04, "extra_lo": 0.02},
     },
@@ -348,6 +351,8 @@ def _c08(f, t):
         return CONFIRMED
     if helps_small or helps_large:
         return CORRECTED
+    if f["small_gap_hi"] < 0:
+        return REFUTED
     return INCONCLUSIVE
 
 
@@ -368,23 +373,15 @@ def _direction(e: stats.SeedEffect) -> str:
     return "the seeds disagreed on the sign"
 
 
-def _c08_inconclusive(r: Tying, f: dict, s: stats.SeedEffect, g: stats.SeedEffect) -> str:
-    if not (f["all_plateau"] and f["margin"] >= 0.3 and r.n_seeds >= 3):
-        return "These runs are too weak to judge (see the strength)."
+def _c08_refuted(r: Tying, g: stats.SeedEffect) -> str:
     model = (f"a one-layer model of width {r.d_model}, where the shared table is "
              f"{r.params_embedding / r.params_tied:.0%} of the tied model" if r.n_layers == 1 else
              f"a {r.n_layers}-layer model of width {r.d_model}")
-    if s.hi < 0 and g.hi < 0:
-        return (f"In this miniature — {model} — untying wins at both sizes. That disagrees with Press & Wolf (2017) "
-                "and Inan et al. (2017), whose LSTMs were far wider and trained on about a million tokens, where tying "
-                "lowered perplexity; a miniature this size is not evidence enough to overturn them.")
-    if s.hi < 0:
-        return (f"In this miniature — {model} — untying wins with little data on every seed, the opposite of "
-                "'especially in low-resource settings', while with more data no effect stands out from the seed "
-                "spread. The published LSTM results (Press & Wolf 2017; Inan et al. 2017) are about tying in general, "
-                "on far larger models and data; a miniature this size cannot overturn them, and the low-resource "
-                "emphasis, the article's own, finds no support here.")
-    return "No effect of tying stands out from the spread of the seeds at either size."
+    larger = ("untying wins there too" if g.hi < 0 else "no sign holds on every seed there")
+    return (f"In this miniature — {model} — untying generalised better with little data on every seed, the opposite "
+            f"of 'especially in low-resource settings'; with more data {larger}. This is the miniature's answer, not "
+            "the literature's: Press & Wolf (2017) and Inan et al. (2017) found tying lowered the perplexity of far "
+            "wider LSTMs trained on about a million tokens.")
 
 
 @claims.check("C08")
@@ -393,6 +390,15 @@ def check_c08(r: Tying) -> claims.Verdict:
     f = _c08_figures(r)
     s, g = r.gap(r.small_tokens), r.gap(r.large_tokens)
     plateaus = sum(run.plateau for run in r.runs)
+
+    gen = {n: {tie: float(np.mean([x.best_val_loss - x.train_at_best for x in r.arm(n, tie)])) for tie in (True, False)}
+           for n in (r.small_tokens, r.large_tokens)}
+    gen = (
+        f"The generalisation gap (validation − training loss at the best point, mean of seeds), tied / untied, is "
+        f"{gen[r.small_tokens][True]:.3f} / {gen[r.small_tokens][False]:.3f} nats on the small set and "
+        f"{gen[r.large_tokens][True]:.3f} / {gen[r.large_tokens][False]:.3f} on the larger one: a regulariser would "
+        "narrow it. "
+    )
 
     def evidence(v: str) -> str:
         head = (
@@ -411,9 +417,13 @@ def check_c08(r: Tying) -> claims.Verdict:
                 "Tying helps in this miniature, but not more with little data than with more: the 'especially in "
                 "low-resource settings' is not borne out here."
             ),
-            INCONCLUSIVE: _c08_inconclusive(r, f, s, g),
+            REFUTED: _c08_refuted(r, g),
+            INCONCLUSIVE: ("These runs are too weak to judge (see the strength)."
+                           if not (f["all_plateau"] and f["margin"] >= 0.3 and r.n_seeds >= 3) else
+                           "No effect of tying stands out from the spread of the seeds on the small set, and tying "
+                           "does not help on every seed on the larger one."),
         }[v]
-        return head + tail
+        return head + gen + tail
 
     margin = (f"every run at least {r.margin():.2f} nats below a unigram model" if r.margin() >= 0 else
               f"the weakest run {-r.margin():.2f} nats above a unigram model")
@@ -421,7 +431,14 @@ def check_c08(r: Tying) -> claims.Verdict:
         f"{r.n_seeds} seed{'s' if r.n_seeds != 1 else ''} per arm; {plateaus} of {len(r.runs)} runs stopped on a "
         f"plateau (no gain of {r.min_delta:g} nats in {r.patience} evaluations, {r.patience * r.eval_every} steps; best "
         f"weights kept); {margin} (declared margin 0.3); the whole validation split ({r.n_val:,} tokens) scored at "
-        "every evaluation"
+        f"every evaluation. Confounds: one learning rate ({r.lr:g}) for both arms, not tuned per arm; the untied model "
+        f"has {r.params_untied / r.params_tied - 1:.0%} more parameters than the tied one (its second table), so "
+        "untying also adds capacity; one-layer models of width "
+        f"{r.d_model} on {r.small_tokens:,} and {r.large_tokens:,} tokens, far below the published LSTMs. The verdict "
+        "is this miniature's, decided on held-out loss (the article's 'generalisation'); the generalisation gaps are "
+        "shown, not decided on. Rule revised after an external audit of the first build (was: tying winning on every "
+        "seed confirmed, untying winning on every seed was only inconclusive); now the mirror outcome refutes, on "
+        "the same evidence demands."
     )
     return claims.judge("C08", f, evidence, strength)
 
