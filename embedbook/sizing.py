@@ -112,6 +112,19 @@ MODELS: list[ModelConfig] = [
     ModelConfig("Gemma-7B", 256000, 3072, 28, 16, 8.5e9, True, False, 2024, "gemma2024", head_dim=256),
     # DeepSeek-V3: a mixture of experts (671B in total); multi-head latent attention, value heads of 128
     ModelConfig("DeepSeek-V3", 129280, 7168, 61, 128, 671e9, False, True, 2024, "deepseek2024v3", head_dim=128),
+    # Added after the audit of the first build: one model per 2024 open-weights release of a decoder family (the
+    # size nearest 7B), each read from its released configuration (config.json or the model card's table).
+    ModelConfig("Mistral-7B-v0.3", 32768, 4096, 32, 32, 7.25e9, False, False, 2024, "mistral2024v03"),
+    ModelConfig("Phi-3-mini", 32064, 3072, 32, 32, 3.8e9, False, False, 2024, "abdin2024phi3"),
+    # OLMo-7B: vocab_size 50,280 (the table is padded to 50,304 rows: embedding_size); weight_tying false
+    ModelConfig("OLMo-7B", 50280, 4096, 32, 32, 6.9e9, False, False, 2024, "groeneveld2024olmo"),
+    ModelConfig("OLMo-2-7B", 100352, 4096, 32, 32, 7.3e9, False, False, 2024, "olmo2024olmo2"),
+    # Mistral NeMo: 32 heads of 128 (4,096) on a 5,120-wide model
+    ModelConfig("Mistral-NeMo-12B", 131072, 5120, 40, 32, 12.2e9, False, True, 2024, "mistral2024nemo", head_dim=128),
+    # Gemma 2: "primarily-English data"; 16 heads of 256 (4,096) on a 3,584-wide model
+    ModelConfig("Gemma-2-9B", 256000, 3584, 42, 16, 9.24e9, True, False, 2024, "gemma2024gemma2", head_dim=256),
+    ModelConfig("Llama-3.2-3B", 128256, 3072, 28, 24, 3.21e9, True, True, 2024, "meta2024llama32"),
+    ModelConfig("Qwen2.5-7B", 152064, 3584, 28, 28, 7.61e9, False, True, 2024, "qwen2024qwen25"),
 ]
 # fmt: on
 

@@ -11,7 +11,8 @@ from typing import Sequence
 import numpy as np
 import torch
 
-__all__ = ["SeedEffect", "partial_spearman", "power_law_exponent", "seed_effect", "spearman", "unit_rows"]
+__all__ = ["SeedEffect", "partial_spearman", "power_law_exponent", "seed_effect", "spearman", "unit_rows",
+           "wilson_interval"]
 
 
 def _vector(values: Sequence[float], name: str) -> np.ndarray:
@@ -186,3 +187,19 @@ def seed_effect(a: Sequence[float], b: Sequence[float]) -> SeedEffect:
     if len(x) != len(y) or len(x) == 0:
         raise ValueError(f"need one value per seed in each arm, got {len(x)} and {len(y)}")
     return SeedEffect(tuple(float(v) for v in x - y))
+
+
+def wilson_interval(successes: int, n: int, z: float = 1.96) -> tuple[float, float]:
+    """Wilson score interval for a proportion ``successes / n`` (95 % for the default ``z``).
+
+    Raises:
+        ValueError: ``n`` is not a positive int, or ``successes`` is not an int in ``[0, n]``.
+    """
+    if not isinstance(n, int) or isinstance(n, bool) or n <= 0:
+        raise ValueError(f"n must be a positive int, got {n!r}")
+    if not isinstance(successes, int) or isinstance(successes, bool) or not 0 <= successes <= n:
+        raise ValueError(f"successes must be an int in [0, {n}], got {successes!r}")
+    p = successes / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return max(0.0, centre - half), min(1.0, centre + half)
