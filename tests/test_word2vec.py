@@ -6,6 +6,7 @@ import pytest
 import torch
 import torch.nn.functional as F
 
+from embedbook import claims
 from embedbook import word2vec as W
 from embedbook.experiments import ch10_word2vec as ch10
 
@@ -166,3 +167,41 @@ def test_epoch_improvement():
     assert ch10.epoch_improvement([10, 9, 8, 6]) > 0.2
     with pytest.raises(ValueError):
         ch10.epoch_improvement([3, 2])
+
+
+def test_plant_copies_contexts_in_the_declared_mix():
+    corpus = [["x", "y", "fire", "z", "w"], ["a", "company", "b"]] * 20
+    docs = ch10.plant(corpus, "tok", "fire", "company", 0.8, 10, window=2, seed=0)
+    assert len(docs) == 10 and all(d.count("tok") == 1 for d in docs)
+    assert sum(d == ["x", "y", "tok", "z", "w"] for d in docs) == 8
+    assert sum(d == ["a", "tok", "b"] for d in docs) == 2
+    assert corpus[0] == ["x", "y", "fire", "z", "w"]  # the corpus itself is untouched
+    with pytest.raises(ValueError, match="never contains"):
+        ch10.plant(corpus, "tok", "fire", "absent", 0.5, 4)
+    with pytest.raises(ValueError, match="probability"):
+        ch10.plant(corpus, "tok", "fire", "company", 1.5, 4)
+
+
+def test_lean_sign_and_phrase(corpus):
+    sp = W.as_space(W.train(corpus, vector_size=16, min_count=1, epochs=30, seed=0))
+    assert ch10.lean(sp, "apple", ["banana", "pear"], ["car", "truck"]) > 0
+    assert ch10.lean(sp, "apple", ["banana", "missing"], ["car"]) == pytest.approx(
+        ch10.lean(sp, "apple", ["banana"], ["car"]))
+    with pytest.raises(ValueError, match="lacks"):
+        ch10.lean(sp, "apple", ["missing"], ["car"])
+    assert "fruit" in ch10.lean_phrase("apple", 0.2) and "technology" in ch10.lean_phrase("apple", -0.1)
+    assert "not in this vocabulary" in ch10.lean_phrase("苹果", None)
+
+
+def test_planted_lean_follows_the_mix(corpus):
+    big = [["sweet", "ripe", "fire", "eat", "sweet"], ["drive", "road", "company", "engine", "road"]] * 60 + corpus
+    r = ch10.run_planted(big, n=30, seeds=2, epochs=8, dim=16)
+    assert r.rise > 0 and set(r.leans) == {0.2, 0.5, 0.8} and all(len(v) == 2 for v in r.leans.values())
+    assert ch10.check_c39(r).verdict in {claims.CONFIRMED, claims.INCONCLUSIVE, claims.REFUTED}
+
+
+def test_usage_examples_skip_function_words():
+    u = ch10.Usage.__new__(ch10.Usage)
+    u.words = ["about", "also", "fires", "police"]
+    u.per_word = {"across": np.array([0.0, 0.0, 0.1, 0.2]), "seed": np.array([0.9, 0.9, 0.9, 0.9])}
+    assert u.examples(2) == ["fires", "police"]
