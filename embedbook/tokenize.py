@@ -19,7 +19,7 @@ from embedbook import data
 
 __all__ = [
     "TOKENIZERS", "CharacterCuts", "Split", "character_cuts", "count_tokens", "gpt2_split", "is_cjk",
-    "multilingual_encoding", "multilingual_split", "split", "tokens_per_char", "train_bpe", "wordpiece_greedy",
+    "MAX_BPE_VOCAB", "multilingual_encoding", "multilingual_split", "split", "tokens_per_char", "train_bpe", "wordpiece_greedy",
     "wordpiece_split",
 ]
 
@@ -45,8 +45,8 @@ class Split:
 
     @property
     def chars_per_token(self) -> float:
-        """Characters of the text per token."""
-        return len(self.text) / max(len(self.ids), 1)
+        """Characters of the text per token (``inf`` when the tokenizer made no token, e.g. of blanks)."""
+        return len(self.text) / len(self.ids) if self.ids else float("inf")
 
 
 def _check_text(text: str) -> None:
@@ -298,7 +298,18 @@ def _check_texts(texts) -> list[str]:
         raise TypeError("texts must be a list of strings")
     if not any(t.strip() for t in texts):
         raise ValueError("texts is empty: give at least one non-blank text")
+    for i, t in enumerate(texts):
+        try:
+            t.encode("utf-8")
+        except UnicodeEncodeError as err:  # a lone surrogate, e.g. from a badly decoded file
+            raise ValueError(f"texts[{i}] is not valid Unicode at position {err.start} ({t[err.start]!r}): "
+                             "decode the source with errors='replace' first") from None
     return list(texts)
+
+
+#: The largest ``vocab_size`` :func:`train_bpe` accepts (2**21 ids, eight times today's largest
+#: vocabularies); the trainer reserves memory in proportion to the request, so a huge one would kill the process.
+MAX_BPE_VOCAB = 2**21
 
 
 def train_bpe(texts: list[str], vocab_size: int, *, min_frequency: int = 2):
@@ -310,21 +321,30 @@ def train_bpe(texts: list[str], vocab_size: int, *, min_frequency: int = 2):
 
     Args:
         texts: training texts.
-        vocab_size: the most ids, an int ``>= 257`` (256 bytes and one special token).
-        min_frequency: how often a pair must occur to be merged.
+        vocab_size: the most ids, an int from 257 (256 bytes and one special token) to
+            :data:`MAX_BPE_VOCAB`.
+        min_frequency: how often a pair must occur to be merged, an int ``>= 0``.
 
     Returns:
         A trained ``tokenizers.Tokenizer``.
 
     Raises:
         TypeError: ``texts`` is not a list of strings.
-        ValueError: all texts blank, or ``vocab_size`` not an int ``>= 257``.
+        ValueError: all texts blank, a text that is not valid Unicode, ``vocab_size`` not an int from 257 to
+            :data:`MAX_BPE_VOCAB`, or ``min_frequency`` not an int ``>= 0``.
         embedbook.data.MissingResource: ``tokenizers`` is not installed.
     """
     tokenizers = data._need("tokenizers")
     texts = _check_texts(texts)
     if not isinstance(vocab_size, int) or isinstance(vocab_size, bool) or vocab_size < 257:
         raise ValueError(f"vocab_size must be an int ≥ 257 (256 bytes + 1 special), got {vocab_size!r}")
+    if vocab_size > MAX_BPE_VOCAB:
+        raise ValueError(f"vocab_size={vocab_size:,} is above the limit of {MAX_BPE_VOCAB:,} ids (the trainer "
+                         "reserves memory for every requested id); ask for fewer")
+    if not isinstance(min_frequency, int) or isinstance(min_frequency, bool) or min_frequency < 0:
+        raise ValueError(f"min_frequency must be an int ≥ 0, got {min_frequency!r}")
+    # no corpus can merge more pairs than it has bytes: asking for more only costs memory
+    vocab_size = min(vocab_size, 257 + sum(len(t.encode("utf-8")) for t in texts))
     tok = tokenizers.Tokenizer(tokenizers.models.BPE())
     tok.pre_tokenizer = tokenizers.pre_tokenizers.ByteLevel(add_prefix_space=False)
     tok.decoder = tokenizers.decoders.ByteLevel()
@@ -350,11 +370,12 @@ def count_tokens(tok, texts: list[str]) -> int:
         The number of tokens, an int.
 
     Raises:
-        TypeError: ``tok`` has no ``encode_batch``, or ``texts`` is not a list of strings.
-        ValueError: all texts are blank.
+        TypeError: ``tok`` is not a ``tokenizers.Tokenizer``, or ``texts`` is not a list of strings.
+        ValueError: all texts are blank, or a text is not valid Unicode.
     """
-    if not hasattr(tok, "encode_batch"):
-        raise TypeError(f"tok must be a tokenizers.Tokenizer, got {type(tok).__name__}")
+    if not (hasattr(tok, "encode_batch") and hasattr(tok, "get_vocab_size")):
+        hint = " (for a tiktoken Encoding, count len(enc.encode(text)) instead)" if hasattr(tok, "n_vocab") else ""
+        raise TypeError(f"tok must be a tokenizers.Tokenizer, got {type(tok).__name__}{hint}")
     return sum(len(e.ids) for e in tok.encode_batch(_check_texts(texts)))
 
 
