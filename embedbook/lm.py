@@ -20,6 +20,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Callable
 
+import numpy as np
 import torch
 import torch.nn.functional as F
 from torch import nn
@@ -46,6 +47,9 @@ class Vocab:
     def __init__(self, itos: list[str], counts: list[int]) -> None:
         if len(itos) != len(counts) or itos[:2] != [UNK, EOL]:
             raise ValueError("a Vocab starts with '<unk>', '<eol>' and has one count per token")
+        if len(set(itos)) != len(itos):
+            dup = sorted({w for w in itos if itos.count(w) > 1})
+            raise ValueError(f"a Vocab lists each token once; duplicated: {dup[:5]}")
         self.itos = list(itos)
         self.stoi = {w: i for i, w in enumerate(self.itos)}
         self.counts = list(counts)
@@ -57,11 +61,13 @@ class Vocab:
             raise ValueError(f"vocabulary size must be a positive int, got {size!r}")
         _check_sentences(sentences)
         freq = Counter(w for s in sentences for w in s)
-        if not freq:
+        literal_unk = freq.pop(UNK, 0)  # the specials keep ids 0 and 1; a literal '<unk>' counts as unknown
+        freq.pop(EOL, None)
+        if not freq and not literal_unk:
             raise ValueError("the corpus has no tokens: pass a non-empty list of token lists")
         words = sorted(freq, key=lambda w: (-freq[w], w))[:size]
         kept = set(words)
-        unk = sum(c for w, c in freq.items() if w not in kept)
+        unk = literal_unk + sum(c for w, c in freq.items() if w not in kept)
         lines = sum(1 for s in sentences if s)
         return cls([UNK, EOL, *words], [unk, lines, *(freq[w] for w in words)])
 
@@ -82,8 +88,23 @@ class Vocab:
         return torch.tensor(ids, dtype=torch.long)
 
     def decode(self, ids) -> list[str]:
-        """Tokens for a sequence of ids."""
-        return [self.itos[int(i)] for i in ids]
+        """Tokens for a sequence of ids (ints in ``0 .. len(self) - 1``).
+
+        Raises:
+            TypeError: an id that is not an integer. ValueError: an id outside the vocabulary.
+        """
+        if isinstance(ids, torch.Tensor):
+            if ids.is_floating_point() or ids.is_complex():
+                raise TypeError(f"ids must be integers, got a {ids.dtype} tensor")
+            ids = ids.reshape(-1).tolist()
+        out = []
+        for i in ids:
+            if isinstance(i, bool) or not isinstance(i, (int, np.integer)):
+                raise TypeError(f"ids must be integers, got {i!r} ({type(i).__name__})")
+            if not 0 <= i < len(self.itos):
+                raise ValueError(f"id {int(i)} is outside this vocabulary of {len(self.itos)} tokens (0 .. {len(self.itos) - 1})")
+            out.append(self.itos[int(i)])
+        return out
 
 
 def _check_sentences(sentences) -> None:
@@ -375,6 +396,10 @@ def evaluate(model: TinyLM, ids: torch.LongTensor, *, batch_size: int = 32, max_
 
 def lr_at(step: int, lr: float, warmup: int) -> float:
     """Learning rate at ``step`` (0-based): linear warm-up over ``warmup`` steps, then constant."""
+    if not isinstance(step, int) or isinstance(step, bool) or step < 0:
+        raise ValueError(f"step must be an int >= 0 (0-based), got {step!r}")
+    if not isinstance(warmup, int) or isinstance(warmup, bool) or warmup < 0:
+        raise ValueError(f"warmup must be an int >= 0 (0: none), got {warmup!r}")
     return lr * min(1.0, (step + 1) / warmup) if warmup > 0 else lr
 
 
@@ -400,7 +425,7 @@ def train(model: TinyLM, train_ids: torch.LongTensor, val_ids: torch.LongTensor,
             when the model was built).
         progress: show a progress bar and print a summary line.
         extra_fn: optional ``ids -> [B, T, d]`` features added to the input embeddings.
-        clip: gradient-norm clipping (None: off).
+        clip: gradient-norm clipping, a finite norm > 0 (None: off).
         eval_batches: validation batches per evaluation; None (default) scores the whole split.
         patience: early stopping: stop once the validation loss has not improved by ``min_delta`` for
             ``patience`` evaluations, and restore the best weights (None: train all ``steps``).
@@ -433,6 +458,13 @@ def train(model: TinyLM, train_ids: torch.LongTensor, val_ids: torch.LongTensor,
         raise ValueError(f"min_delta must be >= 0, got {min_delta}")
     if not isinstance(min_steps, int) or isinstance(min_steps, bool) or min_steps < 0:
         raise ValueError(f"min_steps must be an int >= 0, got {min_steps!r}")
+    if clip is not None and (isinstance(clip, bool) or not isinstance(clip, (int, float))
+                             or not math.isfinite(clip) or clip <= 0):
+        raise ValueError(f"clip must be a finite gradient norm > 0 (e.g. 1.0), or None to switch clipping off; "
+                         f"got {clip!r} (0 stops training, a negative value reverses the gradient)")
+    if eval_batches is not None and (not isinstance(eval_batches, int) or isinstance(eval_batches, bool)
+                                     or eval_batches <= 0):
+        raise ValueError(f"eval_batches must be a positive int, or None to score the whole split; got {eval_batches!r}")
     opts = make_optimizers(model, optimizer, lr, emb_lr_mult, weight_decay)
     base = [[g["lr"] for g in o.param_groups] for o in opts]
     gen = torch.Generator().manual_seed(seed)

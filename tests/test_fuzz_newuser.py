@@ -67,3 +67,55 @@ def test_count_tokens_refuses_a_tiktoken_like_encoding():
 def test_split_of_blanks_has_infinite_chars_per_token():
     from embedbook import tokenize
     assert tokenize.Split("   ", [], [], []).chars_per_token == math.inf
+
+
+# --- finding 4, 14: lm ----------------------------------------------------------------------------------
+
+def _tiny_lm():
+    from embedbook import lm
+    torch.manual_seed(0)
+    model = lm.TinyLM(lm.LMConfig(10, d_model=8, context=4, n_layers=1, n_heads=1))
+    ids = torch.randint(0, 10, (200,))
+    return lm, model, ids[:150], ids[150:]
+
+
+@pytest.mark.parametrize("clip", [0, -1, 0.0, math.nan, math.inf, True, "1"])
+def test_train_refuses_clip_that_is_not_a_positive_norm(clip):
+    lm, model, tr, va = _tiny_lm()
+    with pytest.raises(ValueError, match="clip must be"):
+        lm.train(model, tr, va, steps=3, batch_size=4, eval_every=2, progress=False, clip=clip)
+
+
+def test_train_eval_batches_names_its_own_argument():
+    lm, model, tr, va = _tiny_lm()
+    with pytest.raises(ValueError, match="eval_batches"):
+        lm.train(model, tr, va, steps=3, batch_size=4, eval_every=2, progress=False, eval_batches=0)
+
+
+def test_train_clip_none_and_positive_still_train():
+    lm, model, tr, va = _tiny_lm()
+    hist = lm.train(model, tr, va, steps=2, batch_size=4, eval_every=1, progress=False, clip=None)
+    assert len(hist.val_loss) >= 2
+
+
+def test_vocab_build_skips_literal_specials_and_decode_checks_ids():
+    from embedbook import lm
+    v = lm.Vocab.build([["<unk>", "<eol>", "x"]], 5)
+    assert v.itos == ["<unk>", "<eol>", "x"] and v.stoi["x"] == 2 and v.stoi["<unk>"] == 0
+    assert v.decode([2, 0]) == ["x", "<unk>"] and v.decode(torch.tensor([2])) == ["x"]
+    with pytest.raises(ValueError, match="outside this vocabulary"):
+        v.decode([999])
+    with pytest.raises(ValueError, match="outside this vocabulary"):
+        v.decode([-1])
+    with pytest.raises(TypeError, match="integers"):
+        v.decode([2.0])
+    with pytest.raises(ValueError, match="duplicated"):
+        lm.Vocab(["<unk>", "<eol>", "a", "a"], [0, 0, 1, 1])
+
+
+def test_lr_at_refuses_negative_step_and_warmup():
+    from embedbook import lm
+    with pytest.raises(ValueError, match="step"):
+        lm.lr_at(-1, 1e-3, 0)
+    with pytest.raises(ValueError, match="warmup"):
+        lm.lr_at(5, 1e-3, -3)
