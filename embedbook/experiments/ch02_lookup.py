@@ -235,9 +235,9 @@ def check_c01(r: LookupCost) -> claims.Verdict:
         )
         return head + {
             CONFIRMED: (
-                f"The lookup reads {r.bytes_read_per_token:,} bytes per token whatever V is; what growth there is comes "
-                "from a larger table no longer fitting in the caches, not from more work. The matmul does V·d "
-                "multiply-adds per token."
+                f"The lookup reads {r.bytes_read_per_token:,} bytes per token whatever V is, so what growth there is "
+                "does not come from more work; a larger table fitting less well in the caches would explain it, but "
+                "this measurement does not test that. The matmul does V·d multiply-adds per token."
             ),
             REFUTED: "The lookup's time grew in proportion to V, which a constant-cost row fetch cannot do.",
             INCONCLUSIVE: "That is neither flat nor linear in V, so this run cannot tell.",
@@ -254,9 +254,48 @@ def check_c01(r: LookupCost) -> claims.Verdict:
 # --- C04: what a one-hot batch costs, and what PyTorch runs ----------------------------------------------
 
 
+@dataclass(frozen=True)
+class LookupImplementation:
+    """How a framework or a reference implementation turns ids into rows (a fact from its source code)."""
+
+    name: str
+    default: str  # what it runs unless told otherwise
+    offers_one_hot: bool  # True if it has a one-hot matmul path (an option or its own rule)
+    one_hot_by_default: bool  # True if its own code takes that path on its main accelerator without a flag
+    source: str  # key in references.bib
+    where: str  # the function and argument
+
+
+# fmt: off
+LOOKUP_SURVEY: list[LookupImplementation] = [
+    LookupImplementation("PyTorch nn.Embedding", "gather (measured: the profiler's operators)", False, False,
+                         "paszke2019pytorch", "F.embedding → aten::embedding → index_select"),
+    LookupImplementation("TensorFlow / Keras", "gather", False, False, "abadi2016tensorflow",
+                         "tf.nn.embedding_lookup, keras.layers.Embedding (tf.gather)"),
+    LookupImplementation("Flax linen nn.Embed", "gather", False, False, "heek2023flax", "nn.Embed.__call__: jnp.take"),
+    LookupImplementation("Megatron-LM", "gather per shard", False, False, "shoeybi2019megatron",
+                         "VocabParallelEmbedding: F.embedding on the shard's ids, then all-reduce"),
+    LookupImplementation("Haiku hk.Embed", "gather", True, False, "hennigan2020haiku",
+                         "lookup_style=ARRAY_INDEX (default) or ONE_HOT"),
+    LookupImplementation("TF Model Garden OnDeviceEmbedding", "gather", True, False, "tfmodelgarden2020",
+                         "use_one_hot=False (default) or True: tf.one_hot then matmul"),
+    LookupImplementation("Flaxformer / T5X Embed", "gather", True, False, "roberts2022t5x",
+                         "one_hot=False (default) or True: a one-hot contraction, for SPMD partitioning"),
+    LookupImplementation("Praxis (Pax) Embedding", "gather", True, False, "praxis2022",
+                         "lookup_style='index' (default) or 'matmul'"),
+    LookupImplementation("Google's reference BERT", "one-hot matmul on TPU, gather elsewhere", True, True,
+                         "googlebert2018", "modeling.embedding_lookup(use_one_hot_embeddings=...); "
+                         "run_pretraining.py passes use_one_hot_embeddings=FLAGS.use_tpu"),
+    LookupImplementation("tensor2tensor", "one-hot matmul when compiled by XLA (TPU), gather elsewhere", True, True,
+                         "vaswani2018tensor2tensor", "common_layers.gather: tf.matmul(tf.one_hot(ids, V), params)"),
+]
+# fmt: on
+
+
 @dataclass
 class OneHotMemory(Result):
-    """Bytes of a batch as ids, as one-hot rows and as the table; and the operators nn.Embedding runs."""
+    """Bytes of a batch as ids, as one-hot rows and as the table; the operators nn.Embedding runs; and how
+    the surveyed frameworks and reference implementations look rows up (:data:`LOOKUP_SURVEY`)."""
 
     n_tokens: int
     vocab: int
@@ -266,6 +305,10 @@ class OneHotMemory(Result):
     table_bytes: int
     torch_ops: list[str] = field(default_factory=list)  # aten operators of one nn.Embedding forward
     torch_matmul: int = 0  # 1 if any of them is a matrix multiply
+    n_surveyed: int = 0  # implementations in the survey
+    n_one_hot: int = 0  # of them, those with a one-hot matmul path (an option or their own rule)
+    n_one_hot_default: int = 0  # of them, those whose own code takes it on their main accelerator
+    survey: list[dict] = field(default_factory=list)  # one row per implementation, for a table
 
     def extra_glue(self) -> dict:
         return {"one_hot_gib": self.one_hot_bytes / 2**30, "table_gib": self.table_bytes / 2**30,
@@ -274,7 +317,8 @@ class OneHotMemory(Result):
 
 def run_one_hot_memory(n_tokens: int = 2048 * 8, vocab: int = 128256, dim: int = 4096) -> OneHotMemory:
     """Count the bytes of a batch of ``n_tokens`` as int64 ids, as fp32 one-hot rows and the fp32 table,
-    and profile which operators one forward pass of ``nn.Embedding`` runs."""
+    profile which operators one forward pass of ``nn.Embedding`` runs (PyTorch's row of the survey is
+    this measurement), and count the one-hot paths in :data:`LOOKUP_SURVEY`."""
     from torch.profiler import ProfilerActivity, profile
 
     emb = torch.nn.Embedding(1000, 16)
@@ -283,6 +327,15 @@ def run_one_hot_memory(n_tokens: int = 2048 * 8, vocab: int = 128256, dim: int =
         emb(ids)
     ops = sorted({e.key for e in prof.key_averages() if e.key.startswith("aten::")})
     matmul = any(op in ops for op in ("aten::mm", "aten::matmul", "aten::addmm", "aten::bmm", "aten::linear"))
+    survey = []
+    for s in LOOKUP_SURVEY:
+        if s.name.startswith("PyTorch"):  # measured, not typed
+            s = LookupImplementation(s.name, "one-hot matmul (measured)" if matmul else s.default, matmul, matmul,
+                                     s.source, s.where)
+        survey.append({"implementation": s.name, "default": s.default,
+                       "one-hot path": "yes" if s.offers_one_hot else "no",
+                       "one-hot by default": "yes" if s.one_hot_by_default else "no",
+                       "where": s.where, "source": s.source})
     return OneHotMemory(
         n_tokens=n_tokens,
         vocab=vocab,
@@ -292,30 +345,40 @@ def run_one_hot_memory(n_tokens: int = 2048 * 8, vocab: int = 128256, dim: int =
         table_bytes=vocab * dim * 4,
         torch_ops=ops,
         torch_matmul=int(matmul),
+        n_surveyed=len(survey),
+        n_one_hot=sum(r["one-hot path"] == "yes" for r in survey),
+        n_one_hot_default=sum(r["one-hot by default"] == "yes" for r in survey),
+        survey=survey,
     )
 
 
 @claims.rule(
     "C04",
-    quantity="the bytes of a batch as fp32 one-hot rows against the same batch as int64 ids, and whether "
-    "PyTorch's nn.Embedding runs a matrix multiply (its operators, recorded by the profiler)",
-    inputs={"one_hot_over_ids": "one-hot bytes / id bytes", "torch_matmul": "1 if nn.Embedding ran a matmul, else 0"},
+    quantity="the bytes of a batch as fp32 one-hot rows against the same batch as int64 ids; and, over a cited "
+    "survey of frameworks and reference implementations (PyTorch's row measured with the profiler), how many have a "
+    "one-hot matmul path and how many take it by default on their main accelerator",
+    inputs={"one_hot_over_ids": "one-hot bytes / id bytes", "n_surveyed": "implementations surveyed",
+            "n_one_hot": "of them, with a one-hot matmul path",
+            "n_one_hot_default": "of them, taking it by default on their main accelerator"},
     thresholds={"waste_min": 100.0},
     outcomes={
-        CONFIRMED: "one-hot rows take at least waste_min times the bytes of the ids and nn.Embedding runs no matmul",
-        CORRECTED: "the memory waste holds but PyTorch's embedding does run a matmul",
-        REFUTED: "one-hot rows take less than waste_min times the bytes of the ids",
+        CONFIRMED: "one-hot rows take at least waste_min times the bytes of the ids and no surveyed implementation "
+        "has a one-hot matmul path (all gather)",
+        CORRECTED: "the memory waste holds and most implementations gather by default, but at least one has or takes "
+        "a one-hot matmul path",
+        REFUTED: "one-hot rows take less than waste_min times the bytes of the ids, or more than half of the surveyed "
+        "implementations take the one-hot matmul by default",
     },
     examples={
-        CONFIRMED: {"one_hot_over_ids": 64128.0, "torch_matmul": 0},
-        CORRECTED: {"one_hot_over_ids": 64128.0, "torch_matmul": 1},
-        REFUTED: {"one_hot_over_ids": 8.0, "torch_matmul": 0},
+        CONFIRMED: {"one_hot_over_ids": 64128.0, "n_surveyed": 10, "n_one_hot": 0, "n_one_hot_default": 0},
+        CORRECTED: {"one_hot_over_ids": 64128.0, "n_surveyed": 10, "n_one_hot": 6, "n_one_hot_default": 2},
+        REFUTED: {"one_hot_over_ids": 8.0, "n_surveyed": 10, "n_one_hot": 0, "n_one_hot_default": 0},
     },
 )
 def _c04(f, t):
-    if f["one_hot_over_ids"] < t["waste_min"]:
+    if f["one_hot_over_ids"] < t["waste_min"] or f["n_one_hot_default"] > f["n_surveyed"] / 2:
         return REFUTED
-    return CORRECTED if f["torch_matmul"] else CONFIRMED
+    return CORRECTED if f["n_one_hot"] else CONFIRMED
 
 
 @claims.check("C04")
@@ -325,25 +388,106 @@ def check_c04(r: OneHotMemory) -> claims.Verdict:
     def evidence(v: str) -> str:
         ops = ", ".join(op.removeprefix("aten::") for op in r.torch_ops)
         runs = "a matrix multiply" if r.torch_matmul else "no matrix multiply"
-        return (
+        memory = (
             f"A batch of {r.n_tokens:,} tokens over a {r.vocab:,}-id vocabulary is {r.ids_bytes / 2**10:,.0f} KiB of int64 "
             f"ids but {r.one_hot_bytes / 2**30:,.1f} GiB as fp32 one-hot rows ({r.one_hot_bytes / r.ids_bytes:,.0f}×), "
             f"{'more' if r.one_hot_bytes > r.table_bytes else 'less'} than the {r.table_bytes / 2**30:.1f} GiB fp32 table "
-            f"itself at d = {r.dim:,}. PyTorch's nn.Embedding ran {runs} (operators: {ops}). \"Every framework\" is "
-            "measured here for PyTorch only, the framework installed; TensorFlow's tf.nn.embedding_lookup and JAX's "
-            "jnp.take (used by Flax's nn.Embed) are documented gathers too — cited, not measured."
+            f"itself at d = {r.dim:,}. PyTorch's nn.Embedding ran {runs} (operators: {ops}). "
         )
+        survey = (
+            f"Of {r.n_surveyed} frameworks and reference implementations surveyed, {r.n_one_hot} have a one-hot matmul "
+            f"path and {r.n_one_hot_default} take it by default on their main accelerator. "
+        )
+        return memory + survey + {
+            CONFIRMED: "Every one of them gathers rows, as the article says.",
+            CORRECTED: (
+                "So the waste is real, but \"every framework\" is not: on TPUs the one-hot matmul is a deliberate "
+                "choice. Google's reference BERT passes use_one_hot_embeddings=FLAGS.use_tpu, and tensor2tensor's "
+                "gather is a one-hot matmul whenever XLA compiles it. A TPU's matrix unit runs dense products at full "
+                "rate while a gather of scattered rows was slow there, XLA compiles the one-hot and the product into "
+                "one fused computation, and a one-hot contraction shards across devices like any matmul (Flaxformer's "
+                "reason for its option). The timing below compares the two routes on this machine's CPU."
+            ),
+            REFUTED: "The one-hot route is the rule here, not the exception, or it wastes little memory.",
+        }[v]
 
-    figures = {"one_hot_over_ids": r.one_hot_bytes / r.ids_bytes, "torch_matmul": r.torch_matmul}
-    return claims.judge("C04", figures, evidence, strength="byte counts are exact; the operator list is PyTorch's own record")
+    figures = {"one_hot_over_ids": r.one_hot_bytes / r.ids_bytes, "n_surveyed": r.n_surveyed, "n_one_hot": r.n_one_hot,
+               "n_one_hot_default": r.n_one_hot_default}
+    strength = (
+        "byte counts are exact and PyTorch's operators are its own record; the other rows are read from each "
+        "implementation's source (cited), a list of the frameworks a reader is likely to meet plus the reference "
+        "implementations known to use one-hot lookups, so the counts depend on the list, but one counterexample is "
+        "enough against \"all\". Rule revised after an external audit of the first build (was: PyTorch alone "
+        "measured; confirmed unless nn.Embedding ran a matmul)."
+    )
+    return claims.judge("C04", figures, evidence, strength)
 
 
 # --- C37: positions are a separate table ------------------------------------------------------------------
 
 
+@dataclass(frozen=True)
+class PositionScheme:
+    """How a published model tells positions apart (a fact from its paper or released configuration)."""
+
+    model: str  # a name in embedbook.sizing.MODELS
+    scheme: str  # "learned absolute", "rotary (RoPE)" or "ALiBi"
+    adds_vector: bool  # True if a position vector is added to the token rows before the first layer
+    source: str  # key in references.bib
+    where: str  # where the source says so
+
+
+_LEARNED, _ROPE, _ALIBI = "learned absolute", "rotary (RoPE)", "ALiBi"
+# fmt: off
+POSITION_SCHEMES: list[PositionScheme] = [
+    PositionScheme("BERT-base", _LEARNED, True, "devlin2019bert", "§3: token + segment + position embeddings, summed"),
+    PositionScheme("mBERT (base, multilingual)", _LEARNED, True, "devlin2019bert", "the BERT architecture"),
+    PositionScheme("XLM-R base", _LEARNED, True, "conneau2020xlmr", "the RoBERTa/BERT-base architecture"),
+    PositionScheme("MiniLM-L6 (bundled)", _LEARNED, True, "wang2020minilm", "a BERT; measured below"),
+    PositionScheme("Multilingual MiniLM-L12", _LEARNED, True, "wang2020minilm", "a BERT with XLM-R's vocabulary"),
+    PositionScheme("GPT-2 small", _LEARNED, True, "radford2019gpt2", "§2.3: GPT-1's model (learned position embeddings)"),
+    PositionScheme("GPT-2 XL", _LEARNED, True, "radford2019gpt2", "§2.3, as GPT-2 small"),
+    PositionScheme("GPT-3 Small", _LEARNED, True, "brown2020gpt3", "§2.1: the same model and architecture as GPT-2"),
+    PositionScheme("GPT-3 XL", _LEARNED, True, "brown2020gpt3", "§2.1, as GPT-3 Small"),
+    PositionScheme("GPT-3 13B", _LEARNED, True, "brown2020gpt3", "§2.1, as GPT-3 Small"),
+    PositionScheme("GPT-3 175B", _LEARNED, True, "brown2020gpt3", "§2.1, as GPT-3 Small"),
+    PositionScheme("BLOOM-7B1", _ALIBI, False, "workshop2022bloom", "model architecture section: ALiBi positional embeddings"),
+    PositionScheme("LLaMA-7B", _ROPE, False, "touvron2023llama", "§2.2: absolute embeddings removed, RoPE added"),
+    PositionScheme("LLaMA-65B", _ROPE, False, "touvron2023llama", "§2.2, as LLaMA-7B"),
+    PositionScheme("Llama-2-70B", _ROPE, False, "touvron2023llama2", "§2.2: LLaMA-1's architecture (RoPE)"),
+    PositionScheme("Mistral-7B", _ROPE, False, "jiang2023mistral", "§2: a Llama-style transformer (rope_theta in its config)"),
+    PositionScheme("Llama-3.1-8B", _ROPE, False, "dubey2024llama3", "§3.2: RoPE, base frequency 500,000"),
+    PositionScheme("Qwen2-7B", _ROPE, False, "yang2024qwen2", "model architecture section: RoPE (with YARN for long contexts)"),
+    PositionScheme("Gemma-7B", _ROPE, False, "gemma2024", "§2: rotary positional embeddings in each layer"),
+    PositionScheme("DeepSeek-V3", _ROPE, False, "deepseek2024v3", "§2.1.1: decoupled RoPE inside multi-head latent attention"),
+    PositionScheme("Mistral-7B-v0.3", _ROPE, False, "mistral2024v03", "released configuration: rope_theta"),
+    PositionScheme("Phi-3-mini", _ROPE, False, "abdin2024phi3", "§2: Llama-2's block structure (RoPE)"),
+    PositionScheme("OLMo-7B", _ROPE, False, "groeneveld2024olmo", "model architecture section: rotary embeddings"),
+    PositionScheme("OLMo-2-7B", _ROPE, False, "olmo2024olmo2", "model architecture section: RoPE"),
+    PositionScheme("Mistral-NeMo-12B", _ROPE, False, "mistral2024nemo", "released configuration: rope_theta"),
+    PositionScheme("Gemma-2-9B", _ROPE, False, "gemma2024gemma2", "model architecture section: RoPE, as Gemma"),
+    PositionScheme("Llama-3.2-3B", _ROPE, False, "meta2024llama32", "released configuration: rope_theta, as Llama 3"),
+    PositionScheme("Qwen2.5-7B", _ROPE, False, "qwen2024qwen25", "model architecture section: RoPE, as Qwen2"),
+]
+# fmt: on
+
+
+def rotary(x: torch.Tensor, pos: int | torch.Tensor, base: float = 10000.0) -> torch.Tensor:
+    """Rotary position encoding (Su et al. 2021): turn each pair ``(x[2i], x[2i+1])`` of the last axis by
+    the angle ``pos · base^(-2i/d)``. ``pos`` is an int or a tensor broadcasting against ``x[..., 0]``."""
+    d = x.shape[-1]
+    if d % 2:
+        raise ValueError(f"rotary needs an even width, got {d}")
+    pos = torch.as_tensor(pos, dtype=x.dtype, device=x.device)
+    angle = pos[..., None] * base ** (-torch.arange(0, d, 2, dtype=x.dtype, device=x.device) / d)
+    x1, x2 = x[..., 0::2], x[..., 1::2]
+    return torch.stack([x1 * angle.cos() - x2 * angle.sin(), x1 * angle.sin() + x2 * angle.cos()], -1).flatten(-2)
+
+
 @dataclass
 class Positions(Result):
-    """What MiniLM does with the word 'dog' at two positions."""
+    """What MiniLM does with the word 'dog' at two positions; what a rotary layer does with it; and how the
+    models of the book's configuration table encode positions."""
 
     word: str
     word_id: int
@@ -357,21 +501,55 @@ class Positions(Result):
     layer0_differs: int  # 1 if the layer-0 vectors (word + position + type, normalised) differ
     constant_width: int  # 1 if every hidden state has the table's width
     separate_table: int  # 1 if the position table is its own parameter
+    rope_input_same: int = 0  # rotary: 1 if the layer-0 input of the word is identical at both positions
+    rope_offset_only: int = 0  # rotary: 1 if q·k is the same for the same offset at positions 100 apart
+    rope_offset_matters: int = 0  # rotary: 1 if a different offset gives a different q·k
+    n_models: int = 0  # models in embedbook.sizing.MODELS
+    n_add: int = 0  # of them, models that add a position vector to the token rows
+    n_rotary: int = 0
+    n_alibi: int = 0
+    n_recent: int = 0  # models released from 2022 on
+    n_recent_add: int = 0
+    schemes: list[dict] = field(default_factory=list)  # one row per model, for a table
+
+    def extra_glue(self) -> dict:
+        return {"add_share": self.n_add / self.n_models if self.n_models else 0.0}
 
 
-def run_positions(tokenizer, model, word: str = "dog") -> Positions:
-    """Feed "the dog bit the man" and "the man bit the dog" to the encoder and compare ``word``'s rows."""
+def run_positions(tokenizer, model, word: str = "dog", seed: int = 0) -> Positions:
+    """Feed "the dog bit the man" and "the man bit the dog" to the encoder and compare ``word``'s rows;
+    run the same two sentences through a rotary attention score (random projections, the encoder's word
+    table); and count the position schemes of :data:`embedbook.sizing.MODELS` (:data:`POSITION_SCHEMES`)."""
+    from embedbook import sizing
+
     emb = model.embeddings
     dev = next(model.parameters()).device
     batch = tokenizer(["the dog bit the man", "the man bit the dog"], return_tensors="pt").to(dev)
     with torch.no_grad():
         out = model(**batch, output_hidden_states=True)
+    ids = batch["input_ids"]
     wid = int(tokenizer.convert_tokens_to_ids(word))
-    pos_a = int((batch["input_ids"][0] == wid).nonzero()[0])
-    pos_b = int((batch["input_ids"][1] == wid).nonzero()[0])
+    pos_a = int((ids[0] == wid).nonzero()[0])
+    pos_b = int((ids[1] == wid).nonzero()[0])
     table = emb.word_embeddings.weight
     layer0 = out.hidden_states[0]
     widths = {h.shape[-1] for h in out.hidden_states}
+    # a rotary layer on the same ids: its layer-0 input is the table row alone
+    x = table.detach().float().cpu()[ids.cpu()]  # (2, n, d): nothing added
+    gen = torch.Generator().manual_seed(seed)
+    wq, wk = (torch.randn(x.shape[-1], x.shape[-1], generator=gen, dtype=torch.float64) for _ in range(2))
+    q, k = x[0, pos_a].double() @ wq, x[0, pos_a].double() @ wk
+    near = rotary(q, 5) @ rotary(k, 2)
+    far = rotary(q, 105) @ rotary(k, 102)
+    other = rotary(q, 5) @ rotary(k, 4)
+    known = {m.name: m for m in sizing.MODELS}
+    missing = sorted(set(known) - {s.model for s in POSITION_SCHEMES})
+    if missing:
+        raise ValueError(f"POSITION_SCHEMES lacks {missing}: add a cited row for every model in sizing.MODELS")
+    rows = [{"model": s.model, "year": known[s.model].year, "positions": s.scheme,
+             "added to the token rows": "yes" if s.adds_vector else "no", "source": s.source, "where": s.where}
+            for s in POSITION_SCHEMES if s.model in known]
+    recent = [r for r in rows if r["year"] >= 2022]
     return Positions(
         word=word,
         word_id=wid,
@@ -381,29 +559,53 @@ def run_positions(tokenizer, model, word: str = "dog") -> Positions:
         width=table.shape[1],
         n_positions=emb.position_embeddings.weight.shape[0],
         n_hidden=len(out.hidden_states),
-        same_row=int(torch.equal(table[batch["input_ids"][0, pos_a]], table[batch["input_ids"][1, pos_b]])),
+        same_row=int(torch.equal(table[ids[0, pos_a]], table[ids[1, pos_b]])),
         layer0_differs=int(not torch.allclose(layer0[0, pos_a], layer0[1, pos_b])),
         constant_width=int(widths == {table.shape[1]}),
         separate_table=int(emb.position_embeddings.weight.data_ptr() != table.data_ptr()),
+        rope_input_same=int(torch.equal(x[0, pos_a], x[1, pos_b])),
+        rope_offset_only=int(torch.allclose(near, far, rtol=1e-9, atol=1e-9)),
+        rope_offset_matters=int(not torch.allclose(near, other)),
+        n_models=len(rows),
+        n_add=sum(r["added to the token rows"] == "yes" for r in rows),
+        n_rotary=sum(r["positions"] == _ROPE for r in rows),
+        n_alibi=sum(r["positions"] == _ALIBI for r in rows),
+        n_recent=len(recent),
+        n_recent_add=sum(r["added to the token rows"] == "yes" for r in recent),
+        schemes=rows,
     )
 
 
 @claims.rule(
     "C37",
-    quantity="in MiniLM: whether one word at two positions gets the identical row of the word table but different "
-    "layer-0 vectors, whether the position table is a separate parameter, and whether every layer keeps the width",
-    inputs={"same_row": "1/0", "layer0_differs": "1/0", "separate_table": "1/0", "constant_width": "1/0"},
+    quantity="in MiniLM (a BERT): whether one word at two positions gets the identical row of the word table but "
+    "different layer-0 vectors, whether the position table is a separate parameter, and whether every layer keeps "
+    "the width; and, over every model of the book's configuration table (sizing.MODELS, compiled for chapter 03), "
+    "the share that add a position vector to the token rows (a cited table of position schemes)",
+    inputs={"same_row": "1/0", "layer0_differs": "1/0", "separate_table": "1/0", "constant_width": "1/0",
+            "n_models": "models in the table", "n_add": "of them, models that add a position vector"},
+    thresholds={"most": 0.8},
     outcomes={
-        CONFIRMED: "all four hold",
-        REFUTED: "any of them fails",
+        CONFIRMED: "all four MiniLM facts hold and at least the share `most` of the models add a position vector",
+        CORRECTED: "all four hold, but only some of the models (more than none, fewer than `most`) add one: position "
+        "is kept out of the table everywhere, but added to the embeddings only in some schemes",
+        REFUTED: "any MiniLM fact fails (position is in the table, or nothing is added), or no model adds a position "
+        "vector",
     },
     examples={
-        CONFIRMED: {"same_row": 1, "layer0_differs": 1, "separate_table": 1, "constant_width": 1},
-        REFUTED: {"same_row": 1, "layer0_differs": 0, "separate_table": 1, "constant_width": 1},
+        CONFIRMED: {"same_row": 1, "layer0_differs": 1, "separate_table": 1, "constant_width": 1, "n_models": 20,
+                    "n_add": 18},
+        CORRECTED: {"same_row": 1, "layer0_differs": 1, "separate_table": 1, "constant_width": 1, "n_models": 20,
+                    "n_add": 11},
+        REFUTED: {"same_row": 1, "layer0_differs": 0, "separate_table": 1, "constant_width": 1, "n_models": 20,
+                  "n_add": 11},
     },
 )
 def _c37(f, t):
-    return CONFIRMED if all(f[k] for k in ("same_row", "layer0_differs", "separate_table", "constant_width")) else REFUTED
+    flags = all(f[k] for k in ("same_row", "layer0_differs", "separate_table", "constant_width"))
+    if not flags or f["n_add"] == 0:
+        return REFUTED
+    return CONFIRMED if f["n_add"] >= t["most"] * f["n_models"] else CORRECTED
 
 
 @claims.check("C37")
@@ -414,16 +616,98 @@ def check_c37(r: Positions) -> claims.Verdict:
         row = "the identical" if r.same_row else "a different"
         layer0 = "different" if r.layer0_differs else "identical"
         width = f"All {r.n_hidden} hidden states have width {r.width}" if r.constant_width else "The hidden states change width"
-        return (
+        bert = (
             f"In MiniLM the word table ({r.vocab:,}×{r.width}) and the position table ({r.n_positions}×{r.width}) are "
             f"{'separate parameters' if r.separate_table else 'one tensor'}. '{r.word}' (id {r.word_id}) at positions "
             f"{r.pos_a} and {r.pos_b} gets {row} word row and {layer0} layer-0 vectors once positions are added. "
-            f"{width}: the layers change values, not the dimension."
+            f"{width}: the layers change values, not the dimension. "
         )
+        survey = (
+            f"Of the {r.n_models} models in the book's configuration table, {r.n_add} add a learned position vector "
+            f"to the token rows (BERT- and GPT-2/3-style); {r.n_rotary} rotate queries and keys inside attention "
+            f"(RoPE) and {r.n_alibi} {'biases' if r.n_alibi == 1 else 'bias'} the attention scores by distance (ALiBi), adding nothing to the "
+            f"embeddings. Among the {r.n_recent} released from 2022 on, {r.n_recent_add} add one. "
+        )
+        rope = (
+            f"In a rotary layer built on the same word table, the layer-0 input of '{r.word}' is "
+            f"{'identical' if r.rope_input_same else 'not identical'} at both positions, and the score q·k "
+            f"{'depends only on the offset' if r.rope_offset_only else 'does not depend on the offset alone'} "
+            f"(same value at positions 5/2 and 105/102"
+            f"{', a different one at offset 1' if r.rope_offset_matters else ''}). "
+        )
+        return bert + survey + rope + {
+            CONFIRMED: "Position lives outside the table and is added to the embeddings in nearly every model listed.",
+            CORRECTED: "So position is kept out of the table in every scheme (yes), but it is a quantity added to the "
+                       "embeddings only in absolute schemes; rotary and ALiBi models put it into attention instead.",
+            REFUTED: "The article's description fits none of the measured or listed models.",
+        }[v]
 
-    figures = {k: getattr(r, k) for k in ("same_row", "layer0_differs", "separate_table", "constant_width")}
-    return claims.judge("C37", figures, evidence, strength="read off the real model's parameters and one forward pass")
+    figures = {k: getattr(r, k) for k in ("same_row", "layer0_differs", "separate_table", "constant_width",
+                                          "n_models", "n_add")}
+    strength = (
+        "MiniLM's facts are read off the real model's parameters and one forward pass; the position schemes are "
+        "cited facts for every model in the book's configuration table, a list compiled for chapter 03 and not "
+        "chosen for this claim. "
+        "Rule revised after an external audit of the first build (was: confirmed or refuted on MiniLM's four "
+        "structural flags alone)."
+    )
+    return claims.judge("C37", figures, evidence, strength)
 
 
 # Smoke-size runs of the timed claims, for tests/test_load.py: a busy machine must give the same verdict.
 LOAD_PROBES = {"C01": lambda: check_c01(run_cost([1000, 8000, 64000], n_tokens=256, reps=3))}
+
+
+# --- the chapter's summary: one sentence per claim, chosen by the verdict -------------------------------
+
+HEADLINES = {
+    "C01": {
+        CONFIRMED: "As V grew {v_ratio:.0f}-fold the lookup's time grew only {bench_gather_growth:.1f}-fold and the "
+                   "one-hot matmul's {bench_matmul_growth:.0f}-fold, as the counts predict: d reads against V·d "
+                   "multiply-adds per token.",
+        REFUTED: "The lookup's time grew in proportion to V ({bench_gather_growth:.1f}-fold over a {v_ratio:.0f}-fold "
+                 "range), against the counts.",
+        INCONCLUSIVE: "The timings could not tell whether the lookup's cost depends on V (lookup "
+                      "{bench_gather_growth:.1f}-fold, matmul {bench_matmul_growth:.0f}-fold over a {v_ratio:.0f}-fold "
+                      "range).",
+    },
+    "C02": {
+        CONFIRMED: "A lookup and a one-hot matrix product gave the same vectors bit for bit.",
+        CORRECTED: "A lookup and a one-hot matrix product agreed up to rounding ({max_diff:.0e}), not bit for bit.",
+        REFUTED: "A lookup and a one-hot matrix product gave different vectors ({max_diff:.1e} apart).",
+    },
+    "C03": {
+        CONFIRMED: "A bias-free Linear on one-hot inputs reproduced the lookup and its weight gradient: only the rows "
+                   "of ids in the batch receive any.",
+        REFUTED: "A bias-free Linear on one-hot inputs did not reproduce the lookup or its gradient.",
+    },
+    "C04": {
+        CONFIRMED: "One-hot rows would take {one_hot_over_ids:,.0f}× the bytes of the ids, and every surveyed framework "
+                   "gathers rows instead.",
+        CORRECTED: "One-hot rows would take {one_hot_over_ids:,.0f}× the bytes of the ids, and most frameworks gather; "
+                   "but {n_one_hot} of the {n_surveyed} surveyed implementations have a one-hot matmul path, the "
+                   "TPU's route ({n_one_hot_default} take it there by default).",
+        REFUTED: "The one-hot route was not the memory waste, or not the exception, that the article says.",
+    },
+    "C37": {
+        CONFIRMED: "Positions stay out of the word table and are added after the lookup in {n_add} of {n_models} "
+                   "listed models; every later layer keeps the width.",
+        CORRECTED: "Positions stay out of the word table, but only {n_add} of the {n_models} listed models add them "
+                   "after the lookup (the BERT and GPT-2/3 families); rotary and ALiBi models put position into "
+                   "attention instead. Every later layer keeps the width.",
+        REFUTED: "Positions were not kept apart from the word table and added in, as the article says.",
+    },
+}
+
+
+def headline(v: claims.Verdict) -> str:
+    """The summary sentence for verdict ``v``: the one its outcome selects, filled in with its figures."""
+    return HEADLINES[v.claim_id][v.verdict].format(**v.figures)
+
+
+def glue_headlines(verdicts: list[claims.Verdict]) -> None:
+    """Glue ``<claim>_headline`` for each verdict (the chapter's summary pastes them)."""
+    from embedbook import book
+
+    for v in verdicts:
+        book.glue(f"{v.claim_id}_headline", headline(v))

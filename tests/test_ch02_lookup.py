@@ -1,0 +1,49 @@
+"""Chapter 02's experiments (embedbook.experiments.ch02_lookup): the cited surveys, rotary positions and
+the summary headlines."""
+
+import pytest
+import torch
+
+from embedbook import claims, sizing
+from embedbook.experiments import ch02_lookup as ch02
+
+
+def test_headlines_cover_every_outcome():
+    for cid, table in ch02.HEADLINES.items():
+        rule = claims.rule_of(cid)
+        assert set(table) == set(rule.outcomes), cid
+        for outcome, figures in rule.examples.items():
+            assert ch02.headline(claims.Verdict(cid, outcome, "", dict(figures)))
+
+
+def test_every_configured_model_has_a_cited_position_scheme():
+    names = {m.name for m in sizing.MODELS}
+    rows = {s.model: s for s in ch02.POSITION_SCHEMES}
+    assert names <= set(rows), sorted(names - set(rows))
+    bib = open("book/references.bib", encoding="utf-8").read()
+    for s in ch02.POSITION_SCHEMES:
+        assert s.adds_vector == (s.scheme == "learned absolute"), s.model
+        assert "{" + s.source + "," in bib, s.source
+    for s in ch02.LOOKUP_SURVEY:
+        assert "{" + s.source + "," in bib, s.source
+        assert not s.one_hot_by_default or s.offers_one_hot, s.name
+
+
+def test_rotary_depends_on_the_offset_only():
+    gen = torch.Generator().manual_seed(0)
+    q, k = torch.randn(2, 16, generator=gen, dtype=torch.float64)
+    assert torch.allclose(ch02.rotary(q, 7) @ ch02.rotary(k, 3), ch02.rotary(q, 1007) @ ch02.rotary(k, 1003))
+    assert not torch.allclose(ch02.rotary(q, 7) @ ch02.rotary(k, 3), ch02.rotary(q, 7) @ ch02.rotary(k, 6))
+    assert torch.allclose(ch02.rotary(q, 0), q)
+    assert torch.allclose(ch02.rotary(q, 5).norm(), q.norm())  # a rotation keeps the length
+    many = ch02.rotary(torch.stack([q, q]), torch.tensor([0, 5]))  # a position per row
+    assert torch.allclose(many[1], ch02.rotary(q, 5))
+    with pytest.raises(ValueError, match="even width"):
+        ch02.rotary(torch.randn(5), 1)
+
+
+def test_one_hot_survey_counts():
+    r = ch02.run_one_hot_memory(n_tokens=64, vocab=1000, dim=8)
+    assert r.torch_matmul == 0 and r.n_surveyed == len(ch02.LOOKUP_SURVEY)
+    assert r.n_one_hot == sum(s.offers_one_hot for s in ch02.LOOKUP_SURVEY)
+    assert ch02.check_c04(r).verdict == claims.CORRECTED
