@@ -235,7 +235,9 @@ class Retrieval(Result):
         return self.work_on_the_fly / self.work_normalised
 
     def extra_glue(self) -> dict:
-        return {"work_ratio": self.work_ratio, "work_ratio_cached": self.work_cached / self.work_normalised}
+        return {"work_ratio": self.work_ratio, "work_ratio_cached": self.work_cached / self.work_normalised,
+                "saving": 1 - self.work_normalised / self.work_on_the_fly,
+                "saving_cached": 1 - self.work_normalised / self.work_cached}
 
 
 def retrieval_work(n: int, d: int, batch: int = 1) -> dict[str, int]:
@@ -308,59 +310,71 @@ def run_retrieval(table, n_queries: int = 20, k: int = 10, batch: int = 1, reps:
 @claims.rule(
     "C41",
     quantity="top-k cosine retrieval over all rows of GloVe (400,000 × 50), one query per call: the largest score "
-    "difference between the normalised-then-dot route and cosine computed at query time; the arithmetic "
-    "operations each route does per call, counted; and, as a check on the count, their time ratio (the routes "
-    "timed in turn, median of the rounds)",
+    "difference between the normalised-then-dot route and cosine at query time; the arithmetic operations per call "
+    "of the normalised route and of the fair comparator, a cosine that keeps the row lengths from an earlier pass, "
+    "counted; and, as a check on the count, their time ratio (the routes timed in turn, median of the rounds)",
     inputs={"max_score_diff": "largest |score difference| between the two routes",
-            "work_ratio": "counted operations of the on-the-fly cosine / of the normalised route",
-            "bench_ratio": "timed on-the-fly / normalised, per query"},
-    thresholds={"rounding": 1e-4, "work_min": 1.5, "clock_min": 0.8},
+            "work_ratio_cached": "counted operations of the cosine with kept lengths / of the normalised route",
+            "bench_ratio_cached": "timed cosine with kept lengths / normalised, per query"},
+    thresholds={"rounding": 1e-4, "work_min": 1.5, "clock_min": 0.8, "clock_max": 2.0},
     outcomes={
         REFUTED: "the scores differ beyond float rounding: the routes are not equivalent",
-        CONFIRMED: "equivalent, the on-the-fly cosine does at least work_min times the operations, and the clock "
-        "does not contradict the count (time ratio ≥ clock_min)",
-        INCONCLUSIVE: "equivalent, but the count shows no real saving (work ratio < work_min) or the clock "
-        "contradicts it (time ratio < clock_min)",
+        CONFIRMED: "equivalent, and even against a cosine that keeps its row lengths the normalised route saves "
+        "work (count ratio ≥ work_min) without the clock contradicting it (time ratio ≥ clock_min)",
+        CORRECTED: "equivalent, but against a cosine that keeps its row lengths the count shows no real saving "
+        "(ratio < work_min) and the clock agrees (time ratio < clock_max): faster only than a cosine that "
+        "recomputes the lengths per query",
+        INCONCLUSIVE: "equivalent, but the count and the clock disagree (none of the cases above)",
     },
     examples={
-        REFUTED: {"max_score_diff": 0.2, "work_ratio": 2.06, "bench_ratio": 2.0},
-        CONFIRMED: {"max_score_diff": 5e-7, "work_ratio": 2.06, "bench_ratio": 2.4},
-        INCONCLUSIVE: {"max_score_diff": 5e-7, "work_ratio": 2.06, "bench_ratio": 0.6},
+        REFUTED: {"max_score_diff": 0.2, "work_ratio_cached": 1.04, "bench_ratio_cached": 1.0},
+        CONFIRMED: {"max_score_diff": 5e-7, "work_ratio_cached": 2.0, "bench_ratio_cached": 1.8},
+        CORRECTED: {"max_score_diff": 5e-7, "work_ratio_cached": 1.04, "bench_ratio_cached": 1.02},
+        INCONCLUSIVE: {"max_score_diff": 5e-7, "work_ratio_cached": 1.04, "bench_ratio_cached": 2.6},
     },
     timed=True,
 )
 def _c41(f, t):
     if f["max_score_diff"] > t["rounding"]:
         return REFUTED
-    return CONFIRMED if f["work_ratio"] >= t["work_min"] and f["bench_ratio"] >= t["clock_min"] else INCONCLUSIVE
+    if f["work_ratio_cached"] >= t["work_min"]:
+        return CONFIRMED if f["bench_ratio_cached"] >= t["clock_min"] else INCONCLUSIVE
+    return CORRECTED if f["bench_ratio_cached"] < t["clock_max"] else INCONCLUSIVE
 
 
 @claims.check("C41")
 def check_c41(r: Retrieval) -> claims.Verdict:
     """Settle C41 from :func:`run_retrieval`."""
+    work_cached = r.work_cached / r.work_normalised
 
     def evidence(v: str) -> str:
         calls = "one query at a time" if r.batch == 1 else f"{r.batch} queries per call"
         head = (
             f"Top-{r.k} over all {r.n_rows:,} rows ({r.dim} wide) for {r.n_queries} queries, {calls}: the two routes "
             f"return the same top-{r.k} list for {r.same_topk} of {r.n_queries} queries, and their scores differ by "
-            f"at most {r.max_score_diff:.0e}. Counted, cosine at query time does {r.work_ratio:.2f}× the operations of "
-            f"the normalised route (it recomputes the {r.n_rows:,} row lengths on every call); timed in turn on this "
-            f"machine ({r.device}) it took {r.bench_ratio:.1f}× as long ({r.bench_ms_on_the_fly:.1f} against "
-            f"{r.bench_ms_normalised:.1f} ms per query). "
+            f"at most {r.max_score_diff:.0e}. Counted, a cosine that keeps the row lengths does {work_cached:.3f}× "
+            f"the operations of the normalised route, and timed in turn on this machine ({r.device}) it took "
+            f"{r.bench_ratio_cached:.2f}× as long; a cosine that recomputes the {r.n_rows:,} row lengths on every "
+            f"call does {r.work_ratio:.2f}× the operations and took {r.bench_ratio:.1f}× as long "
+            f"({r.bench_ms_on_the_fly:.1f} against {r.bench_ms_normalised:.1f} ms per query). "
         )
-        cached = (f"A cosine that keeps the row lengths from an earlier pass took {r.bench_ratio_cached:.2f}× the "
-                  "normalised route's time: the saving is the lengths, computed once instead of per query.")
         return head + {
-            CONFIRMED: "Normalising first is equivalent and faster. " + cached,
+            CONFIRMED: "Normalising first is equivalent and saves work even against a careful cosine.",
+            CORRECTED: "Normalising first is equivalent, but faster only than a cosine that recomputes the row "
+            "lengths per query: with the lengths kept, the cosine costs one product and one division per score "
+            "more, a few per cent at this width. What normalising buys is that cosine search becomes plain "
+            "inner-product search, the operation vector indexes (maximum-inner-product search) are built for.",
             REFUTED: "The two routes do not compute the same scores.",
-            INCONCLUSIVE: "Equivalent, but the count and the clock do not both show a saving here. " + cached,
+            INCONCLUSIVE: "Equivalent, but the count and the clock disagree about the saving here.",
         }[v]
 
-    figures = {"max_score_diff": r.max_score_diff, "work_ratio": r.work_ratio, "bench_ratio": r.bench_ratio,
-               "bench_ratio_cached": r.bench_ratio_cached}
-    strength = ("equivalence checked on every query's scores; the work is counted exactly; the clock only has to "
-                "agree in direction, and its threshold leaves more than a factor of two for a busy machine")
+    figures = {"max_score_diff": r.max_score_diff, "work_ratio_cached": work_cached,
+               "bench_ratio_cached": r.bench_ratio_cached, "work_ratio": r.work_ratio, "bench_ratio": r.bench_ratio}
+    strength = ("equivalence checked on every query's scores; the work is counted exactly (against kept lengths "
+                "the extra is 1 + 2/d + 1/n of the normalised route's, so it depends only on the width); the clock "
+                "only has to agree, with the routes timed in turn so that load slows both, and its thresholds leave "
+                "a factor of two. Rule revised after an external audit of the first build (was: confirmed against "
+                "a cosine that recomputes the row lengths per query, a comparator no real implementation uses).")
     return claims.judge("C41", figures, evidence, strength)
 
 
