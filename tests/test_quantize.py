@@ -310,3 +310,32 @@ def test_run_neighbours_on_a_tiny_table():
     assert ch13.check_c49(r).verdict in ("confirmed", "confirmed with a correction", "refuted")
     with pytest.raises(ValueError, match="query"):
         ch13.run_neighbours({"a": t}, {"b": [1]})
+
+
+def test_c49_order_change_alone_confirms():
+    """The article claims only that the order may change: a reordered list with every neighbour kept confirms."""
+    from embedbook import claims
+    from embedbook.experiments import ch13_quantize  # noqa: F401  (registers the rule)
+
+    rule = claims.rule_of("C49")
+    assert rule({"changed_8": 0.2, "changed_4": 0.9, "lost_8": 0.0, "lost_4": 0.0}) == "confirmed"
+    assert rule({"changed_8": 0.0, "changed_4": 0.01}) == "refuted"
+
+
+def test_run_robustness_counts_tokens_unpooled():
+    from embedbook import data
+    from embedbook.experiments import ch13_quantize as ch13
+
+    torch.set_num_threads(1)
+    tok, model = data.load_encoder()
+    sentences = ch13.lee_sentences(4, words=8)
+    r = ch13.run_robustness(tok, model, sentences)
+    n = int(tok(sentences, padding=True, return_tensors="pt")["attention_mask"].sum())
+    assert r.n_tokens == n
+    for b in (8, 4):
+        for key in ("tok_wins_all", "tok_wins_layer", "wins_all", "wins_layer"):
+            assert 0 <= getattr(r, f"{key}_{b}") <= 1
+        assert 0 < getattr(r, f"tok_emb_median_{b}") < 1
+    assert r.tok_emb_median_4 > r.tok_emb_median_8  # INT4's step is 18 times coarser
+    v = ch13.check_c29(r)
+    assert "tok_wins_layer_8" in v.figures and "Rule revised" in v.strength and "e-0" not in v.evidence
