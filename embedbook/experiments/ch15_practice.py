@@ -14,7 +14,7 @@ import torch
 from embedbook import align, claims, data, device as _device, lm, stats, word2vec
 from embedbook.book import Result
 from embedbook.claims import CONFIRMED, CORRECTED, INCONCLUSIVE, REFUTED
-from embedbook.experiments.ch04_tying import bpe_corpus
+from embedbook.experiments.ch04_tying import Source, bpe_corpus
 
 MODES = ("full", "small_lr", "frozen")  # how the input embedding is treated during fine-tuning
 
@@ -403,76 +403,122 @@ def run_alignment(zh_lines: int | None = None, *, epochs: int = 2, n_candidates:
     )
 
 
+# The article speaks of one (multilingual) model's space; the miniature below aligns two separately trained
+# models after the fact, a different setting. The joint-model half is decided from these studies.
+LITERATURE_C48 = {
+    "joint_without_parallel": (
+        Source("pires2019multilingual",
+               "Pires et al. (2019): multilingual BERT, trained on monolingual Wikipedias in 104 languages with no "
+               "parallel data, transfers zero-shot across languages, even across scripts, and finds translation pairs"),
+        Source("wu2019beto",
+               "Wu & Dredze (2019): the same model is competitive with cross-lingual embeddings on zero-shot transfer "
+               "in 5 tasks and 39 languages"),
+        Source("conneau2020emerging",
+               "Conneau et al. (2020): jointly trained masked language models transfer even with no shared vocabulary "
+               "and text from different domains, as long as the top layers share parameters; separately trained "
+               "monolingual BERTs can be aligned post hoc"),
+    ),
+    "parallel_helps": (
+        Source("conneau2019xlm",
+               "Conneau & Lample (2019): adding translation language modelling, a masked-LM objective on parallel "
+               "sentence pairs, to multilingual masked language modelling improves zero-shot cross-lingual "
+               "transfer (XNLI)"),
+    ),
+}
+
+
 @claims.rule(
     "C48",
-    quantity="precision@5 of translating held-out Chinese dictionary words into English among the most frequent "
-    "GloVe words (50,000 at full size): with separately trained spaces as they are, and after an orthogonal map fitted on the "
-    "other dictionary pairs only (no parallel corpus), in each of k folds; a map fitted on shuffled pairs is the control",
+    quantity="the cited studies of jointly trained multilingual models (aligned without parallel data? improved by "
+    "it?), and, measured here for a different setting (post-hoc alignment of two separately trained models): "
+    "precision@5 of translating held-out Chinese dictionary words into English among the most frequent GloVe words, "
+    "after an orthogonal map fitted on the other dictionary pairs only (no parallel corpus), in each of k folds, "
+    "against a map fitted on shuffled pairs; before the map, separate spaces are unaligned by construction, so "
+    "that figure is shown, not decided on",
     inputs={
+        "lit_joint": "cited studies finding a jointly trained multilingual model aligned without parallel data",
+        "lit_parallel": "cited studies finding that parallel data improves that alignment",
         "k": "folds",
-        "p5_before": "mean precision@5 of the unaligned spaces",
         "p5_after_lo": "smallest precision@5 after the map, over folds",
         "p5_after_hi": "largest precision@5 after the map, over folds",
         "gain_lo": "smallest per-fold precision@5 gain of the map over the shuffled-pairs control",
     },
     thresholds={"fails_max": 0.02, "works_min": 0.10, "min_folds": 3},
+    basis=claims.LITERATURE,
     outcomes={
-        REFUTED: "the unaligned spaces already retrieve translations (p5_before at least works_min)",
-        CORRECTED: "the unaligned spaces fail (p5_before below fails_max), and the dictionary map reaches works_min in "
-        "every fold, above the control in every fold: the spaces are far apart, but aligning them needs no parallel "
-        "corpus",
-        CONFIRMED: "the unaligned spaces fail and the dictionary map fails too (below fails_max in every fold)",
-        INCONCLUSIVE: "anything in between",
+        CONFIRMED: "no cited study finds alignment without parallel data, and the dictionary map fails too (below "
+        "fails_max in every fold): alignment comes only with parallel data",
+        CORRECTED: "a cited study finds that parallel data improves alignment, but alignment also arises without it: "
+        "a cited study finds jointly trained models aligned without parallel data, or the dictionary map aligns the "
+        "separate models here (at least works_min in every one of at least min_folds folds, above the control)",
+        REFUTED: "no cited study finds that parallel data improves alignment, and alignment arises without it (as "
+        "above)",
+        INCONCLUSIVE: "anything else",
     },
     examples={
-        REFUTED: {"k": 3, "p5_before": 0.3, "p5_after_lo": 0.4, "p5_after_hi": 0.5, "gain_lo": 0.3},
-        CORRECTED: {"k": 3, "p5_before": 0.0, "p5_after_lo": 0.18, "p5_after_hi": 0.27, "gain_lo": 0.17},
-        CONFIRMED: {"k": 3, "p5_before": 0.0, "p5_after_lo": 0.0, "p5_after_hi": 0.01, "gain_lo": 0.0},
-        INCONCLUSIVE: {"k": 3, "p5_before": 0.0, "p5_after_lo": 0.04, "p5_after_hi": 0.12, "gain_lo": 0.03},
+        CONFIRMED: {"lit_joint": 0, "lit_parallel": 1, "k": 3, "p5_after_lo": 0.0, "p5_after_hi": 0.01, "gain_lo": 0.0},
+        CORRECTED: {"lit_joint": 3, "lit_parallel": 1, "k": 3, "p5_after_lo": 0.18, "p5_after_hi": 0.23,
+                    "gain_lo": 0.18},
+        REFUTED: {"lit_joint": 3, "lit_parallel": 0, "k": 3, "p5_after_lo": 0.18, "p5_after_hi": 0.23, "gain_lo": 0.18},
+        INCONCLUSIVE: {"lit_joint": 0, "lit_parallel": 1, "k": 3, "p5_after_lo": 0.04, "p5_after_hi": 0.12,
+                       "gain_lo": 0.03},
     },
-    full_size_only=True,  # a Chinese model trained on a few thousand lines is too poor to align
 )
 def _c48(f, t):
-    if f["p5_before"] >= t["works_min"]:
-        return REFUTED
-    if f["p5_before"] < t["fails_max"]:
-        if f["k"] >= t["min_folds"] and f["p5_after_lo"] >= t["works_min"] and f["gain_lo"] > 0:
-            return CORRECTED
-        if f["p5_after_hi"] < t["fails_max"]:
-            return CONFIRMED
+    map_works = f["k"] >= t["min_folds"] and f["p5_after_lo"] >= t["works_min"] and f["gain_lo"] > 0
+    without = f["lit_joint"] >= 1 or map_works
+    if without:
+        return CORRECTED if f["lit_parallel"] >= 1 else REFUTED
+    if f["p5_after_hi"] < t["fails_max"]:
+        return CONFIRMED
     return INCONCLUSIVE
 
 
 @claims.check("C48")
 def check_c48(r: CrossLingual) -> claims.Verdict:
-    """Settle C48 from :func:`run_alignment`."""
+    """Settle C48 from the cited studies (:data:`LITERATURE_C48`) and :func:`run_alignment`."""
+    t = claims.rule_of("C48").thresholds
     after = [a.p5_after for a in r.folds]
     gains = stats.seed_effect(after, [a.p5_shuffled for a in r.folds])
-    f = {"k": r.k, "p5_before": r.p5_before, "p5_after_lo": min(after), "p5_after_hi": max(after), "gain_lo": gains.lo,
+    f = {"lit_joint": len(LITERATURE_C48["joint_without_parallel"]), "lit_parallel": len(LITERATURE_C48["parallel_helps"]),
+         "k": r.k, "p5_before": r.p5_before, "p5_after_lo": min(after), "p5_after_hi": max(after), "gain_lo": gains.lo,
          "p1_after": r.p1_after, "p5_after": r.p5_after, "cos_before": r.cos_before, "cos_after": r.cos_after}
+    map_works = r.k >= t["min_folds"] and min(after) >= t["works_min"] and gains.lo > 0
+    measured = (
+        f"Measured here, in a different setting (two separately trained models, so the spaces are unaligned by "
+        f"construction): Chinese skip-gram vectors from People's Daily ({r.zh_tokens:,} tokens) and English GloVe "
+        f"retrieve a held-out translation among the 5 nearest of {r.n_candidates:,} English words for "
+        f"{r.p5_before:.1%} of pairs (mean cosine of translation pairs {r.cos_before:+.3f}); a rotation fitted on about "
+        f"{r.folds[0].n_fit} dictionary pairs, no parallel text, gives {min(after):.1%}–{max(after):.1%} over {r.k} "
+        f"folds (precision@1 {r.p1_after:.1%}), against {r.p5_shuffled:.1%} fitted on shuffled pairs: "
+        + ("post-hoc alignment works without a parallel corpus (Mikolov et al. 2013; Smith et al. 2017)."
+           if map_works else
+           f"that does not reach {t['works_min']:.0%} in every fold above the control, so post-hoc alignment is not "
+           "shown to work here.")
+    )
 
     def evidence(v: str) -> str:
-        head = (
-            f"Chinese skip-gram vectors trained here on People's Daily ({r.zh_tokens:,} tokens) and English GloVe share "
-            f"no training text. Unaligned, a held-out Chinese word's English translation is among its 5 nearest of "
-            f"{r.n_candidates:,} English words for {r.p5_before:.1%} of pairs (mean cosine of translation pairs "
-            f"{r.cos_before:+.3f}). A rotation fitted on about {r.folds[0].n_fit} dictionary pairs raises that to "
-            f"{min(after):.1%}–{max(after):.1%} over {r.k} folds (precision@1 {r.p1_after:.1%}; cosine "
-            f"{r.cos_after:+.3f}); fitted on shuffled pairs, {r.p5_shuffled:.1%}. "
-        )
-        tail = {
-            REFUTED: "The separately trained spaces were already aligned.",
-            CORRECTED: "The article is right that unaligned spaces put translations far apart, but alignment does "
-            "not depend on parallel data in the training corpus: a few hundred dictionary pairs and one SVD recover "
-            "it after training (Mikolov et al. 2013; Smith et al. 2017), and Conneau et al. (2018) need no dictionary.",
-            CONFIRMED: "Without parallel data the spaces stay apart, and a small dictionary does not bring them together.",
-            INCONCLUSIVE: "The map helps somewhat, but not enough in every fold to call retrieval working.",
+        lit = {
+            CORRECTED: "The article is right that parallel data helps: translation language modelling on parallel "
+            "sentences improves cross-lingual transfer (Conneau & Lample 2019). But alignment does not depend on it: "
+            "multilingual BERT, trained with no parallel data, transfers across languages and scripts and finds "
+            "translation pairs (Pires et al. 2019; Wu & Dredze 2019), and jointly trained models align without even a "
+            "shared vocabulary, given shared upper layers (Conneau et al. 2020). The alignment is partial: transfer is "
+            "weaker between distant languages (Pires et al. 2019). ",
+            REFUTED: "No cited study finds that parallel data improves alignment, and alignment arises without it. ",
+            CONFIRMED: "No cited study finds alignment without parallel data, and a dictionary does not bring the "
+            "spaces together. ",
+            INCONCLUSIVE: "Neither the cited studies nor the measurement settle whether alignment needs parallel data. ",
         }[v]
-        return head + tail
+        return lit + measured
 
     strength = (
-        f"{r.k}-fold cross-validation over {r.n_usable} usable dictionary pairs (each held out once); {r.n_candidates:,} "
-        f"candidates (chance precision@5 {5 / r.n_candidates:.3%}); a shuffled-pairs control; one Chinese model "
-        "(deterministic: one worker, seed 0)"
+        "Basis: literature for the article's setting, one multilingual model's space (three studies of jointly "
+        "trained models without parallel data, one of a parallel-data objective); the miniature measures only "
+        f"post-hoc alignment of separately trained models: {r.k}-fold cross-validation over {r.n_usable} usable "
+        f"dictionary pairs (each held out once), {r.n_candidates:,} candidates (chance precision@5 "
+        f"{5 / r.n_candidates:.3%}), a shuffled-pairs control, one Chinese model (deterministic: one worker, seed 0). "
+        "Rule revised after an external audit of the first build (was: decided on the two separate models alone, "
+        "where 'unaligned before the map' holds by construction and the refutation could not occur)."
     )
     return claims.judge("C48", f, evidence, strength)
