@@ -292,7 +292,7 @@ def _matrix(x) -> np.ndarray:
 def self_similarity(x) -> float:
     """Ethayarajh's self-similarity: the mean cosine between a word's vectors in different contexts.
 
-    With unit rows u_i, the sum over pairs i != j of u_i·u_j is |sum u_i|² − n, so no pair loop is needed.
+    With unit rows u_i, the sum over pairs i != j of u_i·u_j is ``|sum u_i|² − n``, so no pair loop is needed.
 
     Args:
         x: ``(n, d)`` vectors of one word, one row per context (n >= 2).

@@ -54,12 +54,13 @@ def _dedupe_page(app, pagename, templatename, context, doctree) -> None:
         context["script_files"][:] = _dedupe(context["script_files"])
 
 
-# useMaxWidth false: a wide diagram keeps its natural size (and scrolls) instead of being shrunk until its
-# labels are a few pixels tall
+# useMaxWidth true: a diagram never runs past the text column (its right part would be out of view); the
+# diagrams are drawn to fit the column at their natural size, so the shrinking stays small (test_html checks
+# the natural widths)
 MERMAID_RUN = """document.addEventListener("DOMContentLoaded", () => {
   mermaid.initialize({startOnLoad: false, fontFamily: "embedbook-cjk, trebuchet ms, verdana, arial, sans-serif",
-                      themeVariables: {fontSize: "16px"}, flowchart: {useMaxWidth: false},
-                      sequence: {useMaxWidth: false}});
+                      themeVariables: {fontSize: "16px"}, flowchart: {useMaxWidth: true},
+                      sequence: {useMaxWidth: true}});
   mermaid.run({querySelector: "pre.mermaid"});
 });"""
 
@@ -119,8 +120,26 @@ def public_names(module) -> list[str]:
 
     if hasattr(module, "__all__"):
         return list(module.__all__)
-    return [n for n, o in vars(module).items() if not n.startswith("_") and (inspect.isfunction(o) or inspect.isclass(o))
-            and getattr(o, "__module__", None) == module.__name__]
+    def defined_here(o) -> bool:  # functions (also those wrapped by functools.lru_cache) and classes
+        o = getattr(o, "__wrapped__", o)
+        return (inspect.isfunction(o) or inspect.isclass(o)) and getattr(o, "__module__", None) == module.__name__
+
+    return [n for n, o in vars(module).items() if not n.startswith("_") and defined_here(o)]
+
+
+def summary_line(module, name: str) -> str:
+    """The first line of a public name's documentation: its docstring, or for a constant its ``#:`` comment
+    (a constant's own docstring is its type's, e.g. "dict() -> new empty dictionary")."""
+    import inspect
+
+    obj = getattr(module, name)
+    if callable(obj):
+        doc = inspect.getdoc(obj) or ""
+    else:
+        from sphinx.pycode import ModuleAnalyzer
+
+        doc = "\n".join(ModuleAnalyzer.for_module(module.__name__).find_attr_docs().get(("", name), []))
+    return doc.strip().split("\n")[0] or f"a constant ({type(obj).__name__}); its value is below"
 
 
 def chapters_using(topic: str, root: Path) -> dict[str, set[str]]:
@@ -171,11 +190,17 @@ def _api_directive():
             entries = []
             for name in public_names(module):
                 obj = getattr(module, name)
-                doc = (inspect.getdoc(obj) or "").strip().split("\n")[0]
+                doc = summary_line(module, name)
                 links = ", ".join(f":doc:`{ch[:2]} <../{ch}>`" for ch in sorted(used.get(name, ())))
                 rows += [f"   * - :py:obj:`{name} <embedbook.{topic}.{name}>`", f"     - {doc}", f"     - {links or '—'}"]
-                kind = "autoclass" if inspect.isclass(obj) else "autofunction" if callable(obj) else "autodata"
-                entries += ["", f".. {kind}:: embedbook.{topic}.{name}"] + (["   :members:"] if kind == "autoclass" else [])
+                if callable(obj):
+                    kind = "autoclass" if inspect.isclass(obj) else "autofunction"
+                    entries += ["", f".. {kind}:: embedbook.{topic}.{name}"] + (["   :members:"] if kind == "autoclass" else [])
+                else:  # a constant: its ``#:`` comment and value (autodata would print its type's docstring)
+                    value = repr(obj)
+                    entries += ["", f".. py:data:: embedbook.{topic}.{name}", f"   :type: {type(obj).__name__}"]
+                    entries += [f"   :value: {value}"] if len(value) <= 100 else []
+                    entries += ["", f"   {doc}"]
             container = nodes.container()
             self.state.nested_parse(StringList(rows + entries), self.content_offset, container)
             return container.children

@@ -22,6 +22,7 @@ FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-
 # no --allow-file-access-from-files: the book must work when a reader opens it from disk
 CJK = re.compile(r"[\u4e00-\u9fff]")
 SKIP = {"genindex.html", "search.html", "py-modindex.html"}
+MAX_DIAGRAM_WIDTH = 800  # px at natural size: shrunk to the ~670 px column, labels stay >= 13 px
 
 pytestmark = pytest.mark.skipif(not HTML.exists() or CHROMIUM is None,
                                 reason="needs a built book (make book) and chromium (make check-html installs it)")
@@ -81,6 +82,11 @@ def test_page_in_browser(page):
     diagrams = re.findall(r'<pre class="mermaid"[^>]*>(.*?)</pre>', dom, re.S)
     undrawn = [d[:60] for d in diagrams if "<svg" not in d]
     assert not undrawn, f"{page.name}: {len(undrawn)} of {len(diagrams)} mermaid diagrams not drawn: {undrawn[:2]}"
+    # ... and drawn to fit the text column (about 670 px at a 1280 px window): mermaid shrinks a wider one
+    # to fit, so one much wider than the column would have illegible labels
+    widths = [float(w) for w in re.findall(r'<svg[^>]*id="mermaid[^"]*"[^>]*viewBox="[-\d.]+ [-\d.]+ ([\d.]+)', dom)]
+    too_wide = [round(w) for w in widths if w > MAX_DIAGRAM_WIDTH]
+    assert not too_wide, f"{page.name}: mermaid diagrams {too_wide} px wide; redraw them under {MAX_DIAGRAM_WIDTH} px"
     # nothing is fetched from the network: scripts, styles and images come from the book itself
     remote = re.findall(r'<(?:script|img)[^>]+src="(https?:[^"]+)"|<link[^>]+href="(https?:[^"]+\.css[^"]*)"', dom)
     assert not remote, f"{page.name} loads remote resources: {remote[:3]}"
@@ -93,6 +99,8 @@ def test_page_in_browser(page):
     assert not reprs, f"{page.name} shows object reprs: {reprs[:3]}"
     raw_tex = re.findall(r"\$[^$\s][^$]{0,80}\$|\\(?:times|mathbf|mathcal|frac|cdot|approx)\b", text)
     assert not raw_tex, f"{page.name} shows raw TeX: {raw_tex[:3]}"
+    raw_rst = re.findall(r"(?m)^\s*\.\. [a-z-]+::.*$|:(?:py:obj|py:func|doc|ref):`", text)
+    assert not raw_rst, f"{page.name} shows reStructuredText as text: {raw_rst[:3]}"
     # internal links and images resolve
     parser = Refs()
     parser.feed(page.read_text(encoding="utf-8"))
@@ -107,8 +115,20 @@ def test_page_in_browser(page):
     assert not missing, f"{page.name}: broken internal links/images {missing[:5]}"
     SHOTS.mkdir(parents=True, exist_ok=True)
     shot = SHOTS / (str(page.relative_to(HTML)).replace("/", "_") + ".png")
-    chromium(page, "--virtual-time-budget=20000", "--window-size=1280,2000", f"--screenshot={shot}")
+    # a tall window, so that the screenshot holds the whole page (figures, claim boxes, exercises), then the
+    # blank space below the page trimmed off
+    chromium(page, "--virtual-time-budget=20000", "--window-size=1280,16000", "--hide-scrollbars", f"--screenshot={shot}")
     assert shot.exists() and shot.stat().st_size > 10_000
+    trim_blank_bottom(shot)
+
+
+def trim_blank_bottom(png: Path) -> None:
+    from PIL import Image, ImageChops
+
+    img = Image.open(png).convert("RGB")
+    box = ImageChops.difference(img, Image.new("RGB", img.size, img.getpixel((img.width - 1, img.height - 1)))).getbbox()
+    if box:
+        img.crop((0, 0, img.width, min(img.height, box[3] + 40))).save(png)
 
 
 def test_launch_buttons_point_at_the_notebooks():
