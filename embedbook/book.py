@@ -87,6 +87,18 @@ def chapter_path(name: str, book_root: Path | None = None) -> Path:
     return base / "book" / f"{stem}.ipynb"
 
 
+def chapter_title(name: str, book_root: Path | None = None) -> str:
+    """A chapter's title: the first ``# `` heading of its first markdown cell (the file stem if none)."""
+    nb = json.loads(chapter_path(name, book_root).read_text(encoding="utf-8"))
+    for cell in nb["cells"]:
+        if cell["cell_type"] == "markdown":
+            for line in _source(cell).splitlines():
+                if line.startswith("# "):
+                    return line[2:].strip()
+            break
+    return name
+
+
 def _tagged(nb: dict, tag: str) -> list[int]:
     return [i for i, c in enumerate(nb["cells"]) if tag in c.get("metadata", {}).get("tags", [])]
 
