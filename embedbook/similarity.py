@@ -28,12 +28,15 @@ import numpy as np
 from embedbook.stats import spearman, unit_rows
 
 __all__ = [
-    "AnalogyResult", "MAX_BLOCK", "Space", "anisotropy", "common_rows", "cosine", "evaluate_analogies",
+    "AnalogyResult", "MAX_BLOCK", "MAX_PAIRS", "Space", "anisotropy", "common_rows", "cosine", "evaluate_analogies",
     "input_table_space", "knn", "neighbour_overlap", "neighbours", "read_analogies", "similarity_benchmark",
     "solve_analogy", "zh_analogies",
 ]
 
 MAX_BLOCK = 2**23  # most scores (floats) held at once by knn: 32 MiB in float32
+#: The most random pairs :func:`anisotropy` averages (ten million: a few seconds; far more than its
+#: standard error needs).
+MAX_PAIRS = 10**7
 
 
 def _array(x, name: str, ndim: int | tuple[int, ...], dtype=np.float32) -> np.ndarray:
@@ -187,10 +190,11 @@ def cosine(a, b) -> float:
     b = _array(b, "b", 1, np.float64)
     if a.shape != b.shape:
         raise ValueError(f"cosine needs two 1-D vectors of the same length, got shapes {a.shape} and {b.shape}")
-    na, nb = np.linalg.norm(a), np.linalg.norm(b)
-    if na == 0 or nb == 0:
+    sa, sb = (float(np.abs(v).max()) if v.size else 0.0 for v in (a, b))
+    if sa == 0 or sb == 0:
         raise ValueError("cosine is undefined for a zero vector; drop it or use the dot product")
-    return float(np.clip(a @ b / (na * nb), -1.0, 1.0))
+    a, b = a / sa, b / sb  # rescale first: 1e200 or 1e-200 entries neither overflow nor underflow
+    return float(np.clip(a @ b / (np.linalg.norm(a) * np.linalg.norm(b)), -1.0, 1.0))
 
 
 def anisotropy(matrix, n_pairs: int = 10_000, seed: int = 0) -> float:
@@ -199,24 +203,35 @@ def anisotropy(matrix, n_pairs: int = 10_000, seed: int = 0) -> float:
 
     Args:
         matrix: an ``(n, d)`` array or tensor, ``n >= 2``; all-zero rows count as cosine 0.
-        n_pairs: random pairs to average (a seeded sample).
-        seed: the sample's seed.
+        n_pairs: random pairs to average (a seeded sample), at most :data:`MAX_PAIRS`.
+        seed: the sample's seed, an int ``>= 0``.
 
     Returns:
         the mean cosine, in ``[-1, 1]``.
 
     Raises:
-        ValueError: fewer than two rows, ``n_pairs < 1``, or NaN or infinity.
+        ValueError: fewer than two rows, ``n_pairs`` not an int from 1 to :data:`MAX_PAIRS`, a negative
+            ``seed``, or NaN or infinity.
     """
-    if not isinstance(n_pairs, (int, np.integer)) or n_pairs <= 0:
+    if not isinstance(n_pairs, (int, np.integer)) or isinstance(n_pairs, bool) or n_pairs <= 0:
         raise ValueError(f"n_pairs must be a positive integer, got {n_pairs!r}")
+    if n_pairs > MAX_PAIRS:
+        raise ValueError(f"n_pairs={n_pairs:,} is above the limit of {MAX_PAIRS:,} random pairs (it would need "
+                         f"{16 * n_pairs / 2**30:,.1f} GiB for the pair indices alone); ask for fewer")
+    if not isinstance(seed, (int, np.integer)) or isinstance(seed, bool) or seed < 0:
+        raise ValueError(f"seed must be an int >= 0, got {seed!r}")
     m = unit_rows(_array(matrix, "matrix", 2), zero="keep")
     if len(m) < 2:
         raise ValueError("anisotropy needs at least two rows")
     rng = np.random.default_rng(seed)
     i = rng.integers(0, len(m), n_pairs)
     j = (i + rng.integers(1, len(m), n_pairs)) % len(m)  # j != i
-    return float(np.einsum("ij,ij->i", m[i].astype(np.float64), m[j].astype(np.float64)).mean())
+    cos = np.empty(n_pairs, dtype=np.float64)
+    step = max(1, MAX_BLOCK // max(m.shape[1], 1))  # pairs per block: bounded memory
+    for p0 in range(0, n_pairs, step):
+        ii, jj = i[p0 : p0 + step], j[p0 : p0 + step]
+        cos[p0 : p0 + step] = np.einsum("ij,ij->i", m[ii].astype(np.float64), m[jj].astype(np.float64))
+    return float(cos.mean())
 
 
 # --- nearest neighbours ------------------------------------------------------------------------------
@@ -474,15 +489,26 @@ def solve_analogy(
     Returns:
         ``[(word, cosine with the target), ...]``.
 
+    All-zero rows (no direction) are never returned as answers, as in :func:`neighbours`.
+
     Raises:
-        ValueError: an empty word, or a bad ``k``. KeyError: an unknown word.
+        ValueError: an empty word, an input word whose vector is all zeros, a target ``b - a + c`` of zero,
+            or a bad ``k``. KeyError: an unknown word.
     """
     for name, w in (("a", a), ("b", b), ("c", c)):
         if not isinstance(w, str) or not w.strip():
             raise ValueError(f"analogy word {name} is empty; pass three words, e.g. ('man', 'king', 'woman')")
     ia, ib, ic = space.id(a), space.id(b), space.id(c)
+    for name, w, i in (("a", a, ia), ("b", b, ib), ("c", c, ic)):
+        if space.zero[i]:
+            raise ValueError(f"analogy word {name}={w!r} has an all-zero vector (or one too short for float32): "
+                             "no direction, so no cosine analogy; pick another word")
     q = unit_rows((space.unit[ib] - space.unit[ia] + space.unit[ic])[None], zero="keep")[0]
-    excl = [[ia, ib, ic]] if exclude_inputs else None
+    if not q.any():
+        raise ValueError(f"the target unit({b!r}) - unit({a!r}) + unit({c!r}) is the zero vector: it has no "
+                         "direction, so no word is nearest; pick other words")
+    zero_rows = np.flatnonzero(space.zero).tolist()
+    excl = [[ia, ib, ic] + zero_rows] if exclude_inputs else [zero_rows]
     ids, sc = knn(q, space.unit, k, exclude=excl)
     return [(space.words[i], float(s)) for i, s in zip(ids[0], sc[0])]
 
@@ -637,8 +663,12 @@ def evaluate_analogies(
     Returns:
         an :class:`AnalogyResult`.
 
+    Questions with an all-zero vector among their words, or whose target ``b - a + c`` is zero, have no
+    cosine answer: they are skipped and counted. All-zero rows are never predicted.
+
     Raises:
-        ValueError: no questions, ``restrict`` leaving fewer than four words, or every question skipped.
+        ValueError: no questions, ``restrict`` leaving fewer than four words with a direction, or every
+            question skipped.
     """
     if not isinstance(questions, dict):
         raise TypeError(f"questions must map section → [(a, b, c, d), ...], as read_analogies() returns; "
@@ -652,6 +682,10 @@ def evaluate_analogies(
     n = len(space) if restrict is None else min(int(restrict), len(space))
     if n < 4:
         raise ValueError(f"restrict={restrict} leaves fewer than four words to search")
+    zero = space.zero[:n]
+    if n - int(zero.sum()) < 4:
+        raise ValueError(f"only {n - int(zero.sum())} of the {n} searched words have a direction (the rest are "
+                         "all-zero rows); search more words (raise restrict)")
     rng = np.random.default_rng(seed)
     kept: list[Question] = []
     secs: list[str] = []
@@ -660,16 +694,26 @@ def evaluate_analogies(
         if per_section is not None and len(qs) > per_section:
             qs = [qs[i] for i in sorted(rng.choice(len(qs), per_section, replace=False))]
         for q in qs:
-            if all(w in space.index and space.index[w] < n for w in q):
+            if all(w in space.index and space.index[w] < n and not zero[space.index[w]] for w in q):
                 kept.append(q)
                 secs.append(sec)
             else:
                 skipped += 1
     if not kept:
-        raise ValueError("every question has a word outside the searched vocabulary; raise restrict")
+        raise ValueError("every question has a word outside the searched vocabulary (or an all-zero vector); "
+                         "raise restrict")
     unit = space.unit[:n]
     ids = np.array([[space.index[w] for w in q] for q in kept])
     target = unit_rows(unit[ids[:, 1]] - unit[ids[:, 0]] + unit[ids[:, 2]], zero="keep")
+    has_dir = target.any(axis=1)
+    if not has_dir.all():  # b - a + c = 0: no direction, no nearest word
+        skipped += int((~has_dir).sum())
+        kept = [q for q, h in zip(kept, has_dir) if h]
+        secs = [sc_ for sc_, h in zip(secs, has_dir) if h]
+        ids, target = ids[has_dir], target[has_dir]
+        if not kept:
+            raise ValueError("every question's target b - a + c is the zero vector; no question can be answered")
+    zero_cols = np.flatnonzero(zero)
     # one matrix product per block of questions serves both conventions: the best word, then the best
     # once the three inputs are struck out (argmax returns the lowest row among ties, as knn does)
     incl = np.empty(len(kept), dtype=np.int64)
@@ -677,12 +721,13 @@ def evaluate_analogies(
     qb = max(1, MAX_BLOCK // n)
     for q0 in range(0, len(kept), qb):
         sc = target[q0 : q0 + qb] @ unit.T
+        sc[:, zero_cols] = -np.inf  # all-zero rows are never cosine answers
         incl[q0 : q0 + qb] = sc.argmax(axis=1)
         sc[np.arange(len(sc))[:, None], ids[q0 : q0 + qb, :3]] = -np.inf
         excl[q0 : q0 + qb] = sc.argmax(axis=1)
     # Linzen's baseline: the nearest word to c that is none of a, b, c (c's top four always hold one)
     cs, inverse = np.unique(ids[:, 2], return_inverse=True)
-    top_c, _ = knn(unit[cs], unit, min(4, n))
+    top_c, _ = knn(unit[cs], unit, 4, exclude=[zero_cols.tolist()] * len(cs))
     base = np.array([next(int(r) for r in top_c[j] if r not in row[:3]) for j, row in zip(inverse.ravel(), ids)])
     words = space.words
     return AnalogyResult(

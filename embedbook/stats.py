@@ -12,7 +12,7 @@ import numpy as np
 import torch
 
 __all__ = ["SeedEffect", "partial_spearman", "power_law_exponent", "seed_effect", "spearman", "unit_rows",
-           "wilson_interval"]
+           "wilson_interval", "bootstrap_mean_ci"]
 
 
 def _vector(values: Sequence[float], name: str) -> np.ndarray:
@@ -48,21 +48,37 @@ def power_law_exponent(xs: Sequence[float], ys: Sequence[float]) -> float:
     return float((lx0 * (ly - ly.mean())).sum() / (lx0 * lx0).sum())
 
 
+def _ranks(values: np.ndarray) -> np.ndarray:
+    """1-based ranks of a 1-D array, ties getting the average of their ranks (as ``scipy.stats.rankdata``)."""
+    order = np.argsort(values, kind="mergesort")
+    inverse = np.empty_like(order)
+    inverse[order] = np.arange(len(values))
+    ordered = values[order]
+    first = np.r_[True, ordered[1:] != ordered[:-1]]
+    dense = first.cumsum()[inverse]
+    bounds = np.r_[np.flatnonzero(first), len(values)]
+    return 0.5 * (bounds[dense] + bounds[dense - 1] + 1)
+
+
+def _pearson(a: np.ndarray, b: np.ndarray) -> float:
+    a, b = a - a.mean(), b - b.mean()
+    return float(np.clip((a @ b) / math.sqrt((a @ a) * (b @ b)), -1.0, 1.0))
+
+
 def spearman(x: Sequence[float], y: Sequence[float]) -> float:
-    """Spearman rank correlation (average ranks for ties) of two equally long 1-D sequences.
+    """Spearman rank correlation (average ranks for ties) of two equally long 1-D sequences: the Pearson
+    correlation of their ranks (plain NumPy; equal to ``scipy.stats.spearmanr``).
 
     Raises:
         ValueError: shapes differ, fewer than three points, NaN or infinity, or a constant sequence
             (it has no ranks to correlate; NaN would be the silent answer).
     """
-    from scipy.stats import spearmanr
-
     a, b = _vector(x, "x"), _vector(y, "y")
     if a.shape != b.shape or len(a) < 3:
         raise ValueError(f"need two 1-D sequences of equal length >= 3, got lengths {len(a)} and {len(b)}")
     if np.ptp(a) == 0 or np.ptp(b) == 0:
         raise ValueError("spearman is undefined for a constant sequence")
-    return float(spearmanr(a, b).statistic)
+    return _pearson(_ranks(a), _ranks(b))
 
 
 def partial_spearman(x: Sequence[float], y: Sequence[float], controls: Sequence[Sequence[float]]) -> float:
@@ -74,8 +90,7 @@ def partial_spearman(x: Sequence[float], y: Sequence[float], controls: Sequence[
         ValueError: as :func:`spearman`, for ``x``, ``y`` or any control; no controls given; or nothing
             left of ``x`` or ``y`` once the controls are regressed out.
     """
-    from scipy.stats import rankdata
-
+    rankdata = _ranks
     spearman(x, y)  # validates x and y
     if not len(controls):
         raise ValueError("give at least one control; without one, use spearman")
@@ -94,11 +109,14 @@ def partial_spearman(x: Sequence[float], y: Sequence[float], controls: Sequence[
     rx, ry = residual(x), residual(y)
     if np.allclose(rx, 0) or np.allclose(ry, 0):
         raise ValueError("the controls explain x or y entirely: no partial correlation is left to measure")
-    return float(np.corrcoef(rx, ry)[0, 1])
+    return _pearson(rx, ry)
 
 
 def unit_rows(matrix, zero: str = "raise"):
     """Rows scaled to unit length: a NumPy array (float32) or a torch tensor (same dtype and device).
+
+    Each row is first divided by its largest absolute value, so rows of huge (``1e20``) or tiny
+    (``1e-30``) values still come out at unit length instead of overflowing or underflowing.
 
     Args:
         matrix: an ``(n, d)`` array or tensor.
@@ -116,22 +134,30 @@ def unit_rows(matrix, zero: str = "raise"):
             raise ValueError(f"unit_rows needs a 2-D float tensor, got shape {tuple(matrix.shape)}, {matrix.dtype}")
         if not torch.isfinite(matrix).all():
             raise ValueError("the matrix contains NaN or infinity")
-        norms = matrix.norm(dim=1, keepdim=True)
-        zeros = norms == 0
+        scale = matrix.abs().amax(dim=1, keepdim=True) if matrix.shape[1] else matrix.new_zeros(len(matrix), 1)
+        zeros = scale == 0
         if zeros.any() and zero == "raise":
             raise ValueError(f"{int(zeros.sum())} zero row(s) have no direction; pass zero='keep' to leave them at 0")
-        return matrix / torch.where(zeros, torch.ones_like(norms), norms)
-    m = np.asarray(matrix, dtype=np.float32)
+        scaled = matrix / torch.where(zeros, torch.ones_like(scale), scale)
+        norms = scaled.norm(dim=1, keepdim=True)
+        return scaled / torch.where(zeros, torch.ones_like(norms), norms)
+    try:
+        m = np.asarray(matrix)
+        if m.dtype != np.float64:  # float32 work, except that float64 input is scaled before it is narrowed
+            m = m.astype(np.float32, copy=False)
+    except (TypeError, ValueError):
+        raise TypeError(f"unit_rows needs a 2-D matrix of numbers, got {type(matrix).__name__}") from None
     if m.ndim != 2:
         raise ValueError(f"unit_rows needs a 2-D matrix, got shape {m.shape}")
     if not np.isfinite(m).all():
         raise ValueError("the matrix contains NaN or infinity")
+    scale = np.abs(m).max(axis=1, keepdims=True) if m.shape[1] else np.zeros((len(m), 1), m.dtype)
+    zeros = scale == 0
+    if zeros.any() and zero == "raise":
+        raise ValueError(f"{int(zeros.sum())} zero row(s) have no direction; pass zero='keep' to leave them at 0")
+    m = m / np.where(zeros, 1, scale)
     norms = np.linalg.norm(m, axis=1, keepdims=True)
-    if (norms == 0).any():
-        if zero == "raise":
-            raise ValueError(f"{int((norms == 0).sum())} zero row(s) have no direction; pass zero='keep' to leave them at 0")
-        norms = np.where(norms == 0, 1, norms)
-    return m / norms
+    return (m / np.where(zeros, 1, norms)).astype(np.float32, copy=False)
 
 
 @dataclass(frozen=True)
@@ -203,3 +229,34 @@ def wilson_interval(successes: int, n: int, z: float = 1.96) -> tuple[float, flo
     centre = (p + z * z / (2 * n)) / (1 + z * z / n)
     half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
     return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def bootstrap_mean_ci(values: Sequence[float], *, block: int = 1, reps: int = 2000, level: float = 0.95,
+                      seed: int = 0) -> tuple[float, float]:
+    """Percentile bootstrap interval for the mean of ``values``, resampling consecutive blocks of ``block``
+    values with replacement (a block bootstrap: neighbouring values, e.g. the tokens of one window, move together).
+
+    Args:
+        values: the measurements, e.g. per-token loss differences; finite numbers.
+        block: values per block (the last block may be shorter); 1 is the ordinary bootstrap.
+        reps: bootstrap resamples.
+        level: coverage of the interval, in (0, 1).
+        seed: seed of the resampling (the interval is deterministic for a given seed).
+
+    Returns:
+        ``(lo, hi)``.
+
+    Raises:
+        ValueError: fewer than two blocks, a non-finite value, or a bad ``block``, ``reps`` or ``level``.
+    """
+    x = _vector(values, "values")
+    if not isinstance(block, int) or block < 1 or not isinstance(reps, int) or reps < 1 or not 0 < level < 1:
+        raise ValueError(f"need block >= 1, reps >= 1 and 0 < level < 1; got {block}, {reps}, {level}")
+    sums = np.add.reduceat(x, np.arange(0, len(x), block))
+    sizes = np.diff(np.append(np.arange(0, len(x), block), len(x)))
+    if len(sums) < 2:
+        raise ValueError(f"{len(x)} values make fewer than two blocks of {block}; use a smaller block")
+    idx = np.random.default_rng(seed).integers(0, len(sums), size=(reps, len(sums)))
+    means = sums[idx].sum(axis=1) / sizes[idx].sum(axis=1)
+    alpha = (1 - level) / 2
+    return float(np.quantile(means, alpha)), float(np.quantile(means, 1 - alpha))

@@ -119,3 +119,102 @@ def test_lr_at_refuses_negative_step_and_warmup():
         lm.lr_at(-1, 1e-3, 0)
     with pytest.raises(ValueError, match="warmup"):
         lm.lr_at(5, 1e-3, -3)
+
+
+# --- finding 5, 9, 11: similarity and stats --------------------------------------------------------------
+
+def _space_with_zero_row():
+    from embedbook import similarity
+    rng = np.random.default_rng(0)
+    v = rng.normal(size=(6, 4)).astype(np.float32)
+    v[5] = 0  # 'f' has no direction
+    return similarity, similarity.Space(list("abcdef"), v)
+
+
+def test_solve_analogy_never_returns_a_zero_row():
+    similarity, sp = _space_with_zero_row()
+    words = [w for w, _ in similarity.solve_analogy(sp, "a", "b", "c", k=2)]
+    assert "f" not in words
+    with pytest.raises(ValueError, match="larger than"):
+        similarity.solve_analogy(sp, "a", "b", "c", k=3)  # only d and e have a direction
+    assert "f" not in [w for w, _ in similarity.solve_analogy(sp, "a", "b", "c", k=5, exclude_inputs=False)]
+
+
+def test_solve_analogy_refuses_a_zero_input_word_like_neighbours():
+    similarity, sp = _space_with_zero_row()
+    with pytest.raises(ValueError, match="all-zero vector"):
+        similarity.neighbours(sp, "f")
+    for args in (("f", "b", "c"), ("a", "f", "c"), ("a", "b", "f")):
+        with pytest.raises(ValueError, match="all-zero vector"):
+            similarity.solve_analogy(sp, *args)
+
+
+def test_solve_analogy_refuses_a_zero_target():
+    from embedbook import similarity
+    v = np.array([[1, 1], [1, 0], [0, 1], [0, -1], [1, -1]], np.float32)
+    sp = similarity.Space(list("abcde"), v)
+    sp.unit[0] = sp.unit[1] + sp.unit[2]  # force unit(b) - unit(a) + unit(c) = 0 exactly
+    with pytest.raises(ValueError, match="zero vector"):
+        similarity.solve_analogy(sp, "a", "b", "c", k=1)
+
+
+def test_evaluate_analogies_never_predicts_a_zero_row_and_skips_zero_inputs():
+    similarity, sp = _space_with_zero_row()
+    v = sp.vectors.copy()
+    v[4] = -v[3]  # 'e' opposite 'd': every candidate may score negative
+    res = similarity.evaluate_analogies(sp, {"s": [("a", "b", "c", "d"), ("b", "c", "d", "e")]}, restrict=None)
+    assert "f" not in res.pred_excl and "f" not in res.pred_incl and "f" not in res.pred_base
+    res = similarity.evaluate_analogies(sp, {"s": [("a", "b", "c", "d"), ("a", "b", "f", "d")]}, restrict=None)
+    assert res.skipped == 1 and len(res.questions) == 1
+
+
+def test_cosine_of_huge_and_tiny_vectors():
+    import warnings
+    from embedbook import similarity
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert similarity.cosine([1e200, 1e200], [1e200, 1e200]) == pytest.approx(1.0)
+        assert similarity.cosine([1e-200, 1e-200], [1e-200, 0]) == pytest.approx(math.sqrt(0.5))
+    with pytest.raises(ValueError, match="zero vector"):
+        similarity.cosine([0, 0], [1, 0])
+
+
+@pytest.mark.parametrize("row", [[1e20, 1e20], [1e-30, 1e-30], [3e38, -3e38]])
+def test_unit_rows_of_huge_and_tiny_rows_have_unit_length(row):
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        t = stats.unit_rows(torch.tensor([row]))
+        a = stats.unit_rows(np.array([row]))
+        big = stats.unit_rows(np.array([[1e200, -1e200]]))
+    assert torch.allclose(t.norm(dim=1), torch.ones(1))
+    assert np.allclose(np.linalg.norm(a, axis=1), 1) and a.dtype == np.float32
+    assert np.allclose(big, [[math.sqrt(0.5), -math.sqrt(0.5)]])
+    with pytest.raises(ValueError, match="zero row"):
+        stats.unit_rows(np.zeros((1, 3)))
+
+
+def test_anisotropy_refuses_huge_n_pairs_and_negative_seed():
+    from embedbook import similarity
+    v = np.random.default_rng(0).normal(size=(10, 4))
+    with pytest.raises(ValueError, match="above the limit"):
+        similarity.anisotropy(v, n_pairs=10**12)
+    with pytest.raises(ValueError, match="seed"):
+        similarity.anisotropy(v, seed=-1)
+    assert -1 <= similarity.anisotropy(v, n_pairs=1000) <= 1
+
+
+def test_spearman_without_scipy_matches_scipy(monkeypatch):
+    x = [3.0, 1.0, 2.0, 2.0, 5.0, 4.0, 4.0]
+    y = [1.0, 0.5, 0.7, 0.9, 2.0, 1.1, 1.0]
+    z = [0.0, 1.0, 0.0, 2.0, 1.0, 3.0, 2.0]
+    expected = None
+    if importlib.util.find_spec("scipy") is not None:
+        from scipy.stats import spearmanr
+        expected = spearmanr(x, y).statistic
+    monkeypatch.setitem(sys.modules, "scipy", None)  # import scipy → ImportError
+    monkeypatch.setitem(sys.modules, "scipy.stats", None)
+    got = stats.spearman(x, y)
+    if expected is not None:
+        assert got == pytest.approx(expected, abs=1e-12)
+    assert -1 <= stats.partial_spearman(x, y, [z]) <= 1
