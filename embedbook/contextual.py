@@ -351,8 +351,13 @@ def mev(x, method: str = "paper") -> float:
     Raises:
         ValueError: an unknown ``method``, fewer than 2 rows, NaN or inf, or a zero row.
 
-    Identical rows (a static vector) give 1.0 by every method: one vector explains them exactly (the
-    variance about their mean, which ``"released"`` and ``"centred"`` divide by, is zero).
+    Only ``"paper"`` sees a static vector. For occurrences that are one fixed vector c plus noise,
+    ``"paper"`` tends to 1 as the noise shrinks; ``"released"`` finds c's direction and reports the
+    *noise's* variance along it over all the noise's variance, about 1/d however long c is; and
+    ``"centred"`` subtracts c first and reports the noise's largest share (at least 1/min(n - 1, d)). A low
+    ``"released"`` or ``"centred"`` value therefore does not mean that no static vector explains the word.
+    Exactly identical rows make the last two 0/0; they return 1.0 by convention (one vector explains the
+    rows exactly), which is not their limit as the noise vanishes.
     """
     if method not in MEV_METHODS:
         raise ValueError(f"unknown MEV method {method!r}; use one of {MEV_METHODS}")

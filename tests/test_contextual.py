@@ -340,35 +340,64 @@ def test_chapter12_check_on_the_real_model(enc):
     assert "shuffled_final_cos" in swap.glued()
 
 
-def _contextuality(released_adj, n_words=177, ci=(0.028, 0.035)):
+def _calibration(static_paper=0.9999, random_paper=0.0):
+    from embedbook.experiments import ch11_contextual as ch11
+
+    static = {"paper": static_paper, "released": 0.0026, "centred": 0.17}
+    return ch11.Calibration(
+        dim=384, n_words=40, noise=[0.01, 1.0], self_sim=[1.0, 0.5], scores={k: [v, v / 2] for k, v in static.items()},
+        static=static, random_matched={"paper": random_paper, "released": 0.0, "centred": 0.0},
+        random_paper={"paper": 0.14, "released": 0.14, "centred": 0.16}, n_random=300)
+
+
+def _contextuality(matched, ci_half=0.01, calibration=None):
     from embedbook.experiments import ch11_contextual as ch11
 
     states, occ = _synthetic()
-    m = cx.measure_layers([np.concatenate([s] * 4) for s in states], occ, n_random=30)  # 8 layers: 0..7
-    rel = [0.0, *released_adj]
-    mean = float(np.mean(released_adj))
+    m = cx.measure_layers([np.concatenate([s] * 3) for s in states], occ, n_random=30)  # 6 layers: 0..5
+    mat = [0.0, *matched]
+    lo, hi = [x - ci_half for x in mat], [x + ci_half for x in mat]
+    rel = [0.0, 0.01, 0.02, 0.03, 0.04, 0.17][: len(mat)]
     return ch11.Contextuality(
-        measures=m, n_sentences=300, n_words=n_words, n_contexts=2122, n_random=300, window=24, min_contexts=5,
-        max_contexts=30, n_layers=len(released_adj), dim=8, mev_floor=0.15, released_adj=rel, paper_adj=[0.6] * len(rel),
-        centred_adj=[0.08] * len(rel), released_adj_mean=mean, released_adj_max=max(released_adj),
-        released_adj_max_layer=int(np.argmax(released_adj)) + 1, layers_over=sum(v >= 0.05 for v in released_adj),
-        ci_low=ci[0], ci_high=ci[1], paper_adj_mean=0.6, paper_adj_min=0.58, centred_adj_mean=0.08,
-        centred_adj_min=0.04, centred_adj_max=0.13,
+        measures=m, calibration=calibration or _calibration(), n_sentences=300, n_words=177, n_contexts=2122,
+        n_random=300, window=24, min_contexts=5, max_contexts=30, n_layers=len(matched), dim=8, mev_floor=0.15,
+        released_adj=rel, released_adj_mean=float(np.mean(rel[1:])), released_ci_low=0.028, released_ci_high=0.035,
+        released_layers_under=sum(x < 0.05 for x in rel[1:]), matched_adj=mat, matched_ci_low=lo, matched_ci_high=hi,
+        matched_adj_min=min(matched), matched_adj_max=max(matched),
+        layers_below=sum(h < 0.05 for h in hi[1:]), layers_above=sum(x > 0.05 for x in lo[1:]),
+        paper_adj=[0.6] * len(mat), centred_adj=[0.08] * len(mat), centred_adj_min=0.04, centred_adj_max=0.13,
     )
 
 
-@pytest.mark.parametrize("released, n_words, ci, verdict", [
-    ([-0.01, 0.0, 0.01, 0.0, 0.03, 0.17, 0.0], 177, (0.028, 0.035), claims.CORRECTED),
-    ([0.01] * 7, 177, (0.005, 0.015), claims.CORRECTED),
-    ([0.09] * 7, 177, (0.07, 0.11), claims.INCONCLUSIVE),
-    ([0.09] * 7, 2500, (0.07, 0.11), claims.REFUTED),
-    ([0.09] * 7, 2500, (0.04, 0.11), claims.INCONCLUSIVE),
+@pytest.mark.parametrize("matched, ci_half, calibration, verdict, phrase", [
+    ([0.64, 0.55, 0.50, 0.49, 0.34], 0.01, None, claims.REFUTED, "Every layer lies above 5%"),
+    ([0.01, 0.02, 0.01, 0.0, 0.02], 0.01, None, claims.CORRECTED, "Every layer lies below 5%"),
+    ([0.01, 0.02, 0.3, 0.4, 0.5], 0.01, None, claims.CORRECTED, "Layers 1, 2 lie below 5% and layers 3, 4, 5 above"),
+    ([0.3, 0.3, 0.3, 0.3, 0.06], 0.03, None, claims.INCONCLUSIVE, "interval of layer 5 reaches across 5%"),
+    ([0.64, 0.55, 0.50, 0.49, 0.34], 0.01, "static", claims.INCONCLUSIVE, "failed its own calibration"),
+    ([0.64, 0.55, 0.50, 0.49, 0.34], 0.01, "random", claims.INCONCLUSIVE, "failed its own calibration"),
 ])
-def test_c11_evidence_follows_the_outcome(released, n_words, ci, verdict):
+def test_c11_evidence_follows_the_outcome(matched, ci_half, calibration, verdict, phrase):
     from embedbook.experiments import ch11_contextual as ch11
 
-    v = ch11.check_c11(_contextuality(released, n_words, ci))
+    cal = {None: None, "static": _calibration(static_paper=0.3), "random": _calibration(random_paper=0.05)}[calibration]
+    v = ch11.check_c11(_contextuality(matched, ci_half, cal))
     assert v.verdict == verdict
-    over = sum(x >= 0.05 for x in released)
-    assert (f"{over} {'does' if over == 1 else 'do'} not" in v.evidence) == bool(over)
+    assert phrase in v.evidence
     assert "Ethayarajh" in v.evidence and "BERT paper" in v.evidence
+    assert "Rule revised after an external audit" in v.strength
+    # the published statistic, judged by the same rule, cannot decide: it fails the calibration
+    assert "gives 'inconclusive here'" in v.evidence
+
+
+def test_calibration_separates_the_readings():
+    from embedbook.experiments import ch11_contextual as ch11
+
+    cal = ch11.run_calibration([5, 10, 20, 30], dim=384, n_random=300, noise=(0.01, 1.0, 3.0), words=4)
+    assert cal.static["paper"] > 0.99  # one static vector explains a static word
+    assert cal.static["released"] < 0.01  # about 1/d: blind to the static vector
+    assert cal.static["centred"] < 0.3  # centring removes it
+    assert cal.scores["paper"][0] > cal.scores["paper"][1] > cal.scores["paper"][2]  # follows self-similarity
+    assert abs(cal.random_matched["paper"]) < 0.01 < cal.random_paper["paper"]  # the small-n excess
+    with pytest.raises(ValueError, match="context counts"):
+        ch11.run_calibration([1, 5], dim=8, n_random=10)
