@@ -6,7 +6,7 @@ import pytest
 import torch
 
 from embedbook import similarity as S
-from embedbook import stats
+from embedbook import claims, stats
 from embedbook.experiments import ch08_similarity as ch08
 from embedbook.experiments import ch09_analogies as ch09
 
@@ -349,7 +349,34 @@ def test_retrieval_work_counts():
 def test_retrieval_routes_agree():
     r = ch08.run_retrieval(np.random.default_rng(0).normal(size=(3000, 16)), n_queries=4, k=5, reps=1)
     assert r.same_topk == 4 and r.max_score_diff < 1e-5 and r.work_ratio > 2
-    assert ch08.check_c41(r).verdict in ("confirmed", "inconclusive here")
+    assert r.work_cached / r.work_normalised == pytest.approx(1 + 2 / 16 + 1 / 3000)
+    assert ch08.check_c41(r).verdict in ("confirmed with a correction", "inconclusive here")
+
+
+def test_c41_decides_against_kept_lengths():
+    rule = claims.rule_of("C41")
+    same = {"max_score_diff": 1e-6, "work_ratio": 2.06, "bench_ratio": 1.95}
+    assert rule({**same, "work_ratio_cached": 1.04, "bench_ratio_cached": 1.02}) == claims.CORRECTED
+    assert rule({**same, "work_ratio_cached": 1.04, "bench_ratio_cached": 1.9}) == claims.CORRECTED  # load: 1.9×
+    assert rule({**same, "work_ratio_cached": 2.0, "bench_ratio_cached": 1.9}) == claims.CONFIRMED
+
+
+def test_c43_evidence_follows_the_ranks():
+    glove_like = S.Space(["king", "man", "woman", "queen", "x"],
+                                  np.array([[1, 1, 0], [1, 0, 0], [0, 0, 1], [0, 1, 1], [-1, 0, 0]], np.float32))
+    r = ch09.run_analogy(glove_like, "man", "king", "woman", expected="queen", k=2)
+    text = ch09.check_c43(r).evidence
+    assert r.rank_excl == 1 and ("rests on the exclusion rule" in text) == (r.rank_incl > 1)
+
+
+def test_gensim_sentence_follows_the_run():
+    r = ch09.AnalogySet.__new__(ch09.AnalogySet)
+    r.restrict, r.n_questions, r.acc_excl = 100_000, 19_230, 9_038 / 19_230
+    assert "the same count as here" in ch09.gensim_sentence(r)
+    r.acc_excl = 9_000 / 19_230
+    assert "9,000 right here" in ch09.gensim_sentence(r)
+    r.n_questions = 4_000
+    assert "other settings" in ch09.gensim_sentence(r)
 
 
 def test_stratified_gap_and_auc():
