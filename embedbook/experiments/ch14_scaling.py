@@ -138,20 +138,23 @@ def _size(n_bytes: int) -> str:
 
 # --- C25: SCONE, from the paper ----------------------------------------------------------------------------
 
-# What Yu et al. (2025, arXiv:2502.01637, "Scaling Embedding Layers in Language Models") report, with where.
+# What Yu et al. (2025, "Scaling Embedding Layers in Language Models") report, with where. One version is cited
+# throughout: arXiv:2502.01637v2 (its abstract, its §1 and its Figure 1).
+SCONE_VERSION = "arXiv:2502.01637v2"
 SCONE_REPORTED = {
-    "offloaded": (1, "abstract: after training the f-gram embeddings 'are precomputed and stored in off-accelerator "
-                     "memory'; Figure 1 (v1), bottom: main memory or NVMe storage"),
-    "fixed_accelerator": (1, "abstract: both scaling strategies keep 'fixed accelerator usage during inference (in "
+    "offloaded": (1, "v2 abstract: after training the embeddings 'are precomputed and stored in off-accelerator "
+                     "memory'; v2 §1: offloaded to main memory or even to secondary storage such as solid-state "
+                     "drives"),
+    "fixed_accelerator": (1, "v2 abstract: both scaling strategies keep 'fixed accelerator usage during inference (in "
                              "terms of FLOPS and memory)'"),
-    "states_3_to_5_pct": (0, "abstract and Figure 1 (v1): the gain is stated as matching larger baselines — with 10M "
-                             "f-grams a 1.3B model matches a 1.9B baseline, with 1B f-grams a 1B model surpasses it "
-                             "'while using only about half the FLOPS and accelerator memory' — not as a 3–5% "
-                             "perplexity reduction at the same compute budget"),
-    "contextualised": (1, "abstract: the embeddings 'provide contextualized representation for each input token and "
+    "states_3_to_5_pct": (0, "v2 abstract and Figure 1: the gain is stated as matching larger baselines — with 10M "
+                             "f-grams a 1.3B model matches a 1.9B baseline, with 1B f-grams a model with 1B "
+                             "accelerator-resident parameters outperforms it 'while using only about half the FLOPS "
+                             "and accelerator memory' — not as a 3–5% perplexity reduction at the same compute budget"),
+    "contextualised": (1, "v2 abstract: the embeddings 'provide contextualized representation for each input token and "
                           "are learned with a separate model during training'"),
-    "baseline_params_b": (1.9, "abstract: the 1.9B-parameter baseline"),
-    "scone_params_b": (1.0, "abstract: 1B accelerator-resident parameters"),
+    "baseline_params_b": (1.9, "v2 abstract: the 1.9B-parameter baseline"),
+    "scone_params_b": (1.0, "v2 abstract: 1B accelerator-resident parameters"),
 }
 
 
@@ -199,7 +202,7 @@ def check_c25(r: Scaling) -> claims.Verdict:
         return (
             f"Our miniature keeps only the storage idea: a plain trained table of the {r.ngram_rows:,} most frequent "
             f"bigrams ({r.ngram_coverage:.0%} of validation positions) in CPU memory, added to the token embedding of "
-            f"a small LM. Over {e.n} seeds it {how}. The accelerator-side token table "
+            f"a small LM. Over {e.n} seed{'s' if e.n != 1 else ''} it {how}. The accelerator-side token table "
             f"{'stays at' if fixed else 'does not stay at'} {_size(r.device_bytes[0])} while the host table grows "
             f"from {_size(r.host_bytes[0])} to {_size(r.host_bytes[-1])} ({r.table_sizes[0]:,} to "
             f"{r.table_sizes[-1]:,} rows)."
@@ -215,135 +218,169 @@ def check_c25(r: Scaling) -> claims.Verdict:
             "and these are precomputed for inference. And the paper states its gain not as '3–5% lower perplexity at "
             "the same compute budget' but as matching larger models: with 1B f-grams a model with 1B "
             "accelerator-resident parameters outperforms a 1.9B-parameter baseline at about half the inference FLOPs "
-            "and accelerator memory (abstract; Figure 1). ",
+            f"and accelerator memory ({SCONE_VERSION}: abstract; Figure 1). ",
             REFUTED: "The SCONE paper does not keep the embeddings off the accelerator at fixed accelerator use. ",
         }[v]
         return paper + mini()
 
     strength = (
-        "decided by the paper's own statements (abstract, Figure 1), which report billion-parameter pre-training that "
-        f"cannot run here; the miniature ({e.n} seeds, plateau-trained, whole validation split) only illustrates "
-        "the storage idea and decides nothing"
+        f"decided by the paper's own statements ({SCONE_VERSION}: abstract, §1, Figure 1), which report "
+        f"billion-parameter pre-training that cannot run here; the miniature ({e.n} seed{'s' if e.n != 1 else ''}, "
+        "plateau-trained, whole validation split) only illustrates the storage idea and decides nothing"
     )
     return claims.judge("C25", f, evidence, strength)
 
 
-# --- C26: adaptive input, measured --------------------------------------------------------------------------
+# --- C26: adaptive input; the direction measured, "without loss" from the paper -----------------------------
+
+# What Baevski and Auli (ICLR 2019, arXiv:1809.10853) report about adaptive input, with where.
+ADAPTIVE_REPORTED = {
+    "no_loss": (1, "abstract and §5: adaptive input embeddings give a lower perplexity than fixed-size word "
+                   "embeddings ('fixed word embeddings perform least well') with fewer parameters, on WikiText-103 "
+                   "(18.7 test perplexity) and the Billion Word benchmark (23.02)"),
+    "frequent_widest": (1, "§3: the factorisation 'assigns more capacity to frequent words and reduces the capacity "
+                           "for less frequent words', which also reduces overfitting to rare words"),
+}
 
 
 @claims.rule(
     "C26",
-    quantity="best validation loss (nats, whole validation split) of small LMs whose input embedding is a full table, "
-    "an adaptive input with the frequent band widest (Baevski and Auli) or with it narrowest (the article's "
-    "description), per seed, and the adaptive input's parameters against the full table's",
+    quantity="the article's two statements, decided separately. The direction (frequent function words need fewer "
+    "dimensions): best validation loss (nats, whole validation split) of small LMs whose adaptive input gives the "
+    "frequent band the fewest dimensions (the article's assignment) against the same adaptive input with the frequent "
+    "band widest (Baevski and Auli's), per seed. Memory without loss: the adaptive input's parameters against the full "
+    "table's (counted), and what Baevski and Auli report against fixed-size word embeddings at WikiText-103 and "
+    "Billion Word scale; our miniature's own adaptive-vs-full difference is shown but does not decide, since a "
+    "17,000-token corpus at d = 32 is far weaker evidence than the paper's",
     inputs={
         "n_seeds": "seeds per embedding",
-        "all_plateau": "1 if every run stopped on its validation plateau",
+        "all_plateau": "1 if every run of the full table and of both adaptive inputs stopped on its validation plateau",
         "margin": "how far the full table's worst seed lies below the unigram baseline (nats)",
-        "saving": "full-table input parameters / adaptive input parameters",
-        "ada_lo": "smallest per-seed loss difference, adaptive − full (nats)",
-        "ada_hi": "largest such difference",
-        "rev_lo": "smallest per-seed loss difference, frequent-narrow adaptive − full (nats)",
-        "rev_hi": "largest such difference",
+        "saving": "full-table input parameters / adaptive input parameters (counted)",
+        "lit_no_loss": "1 if Baevski and Auli report adaptive input at least as good as fixed-size word embeddings",
+        "dir_lo": "smallest per-seed loss difference, frequent-narrow − frequent-wide adaptive input (nats)",
+        "dir_hi": "largest such difference",
     },
     thresholds={"tolerance": 0.03, "margin_min": 0.3, "saving_min": 1.5, "seeds_min": 3},
     seeds=3,
     outcomes={
-        CONFIRMED: "the adaptive input saves at least saving_min× the parameters and loses at most tolerance nats "
-        "(about 3% perplexity) on every seed, and the article's frequent-narrow assignment does not lose more than "
-        "that on every seed",
-        CORRECTED: "it saves the memory but loses more than tolerance on every seed, or it keeps the quality only when "
-        "frequent ids get the widest band (the frequent-narrow assignment loses more than tolerance on every seed)",
-        REFUTED: "the adaptive input saves less than saving_min× the parameters",
+        REFUTED: "the adaptive input saves less than saving_min× the parameters, or the paper reports a loss against "
+        "fixed-size embeddings (counted and cited: the miniature's gates do not apply)",
         INCONCLUSIVE: "a run did not reach its plateau, the full table is less than margin_min below the unigram "
-        "baseline, fewer than seeds_min seeds, or the adaptive input's difference straddles the tolerance",
+        "baseline, fewer than seeds_min seeds, or the direction's per-seed differences straddle the tolerance",
+        CONFIRMED: "memory is saved without loss (counted; cited), and the frequent-narrow assignment loses at most "
+        "tolerance nats against the frequent-wide one on every seed: frequent words do make do with fewer dimensions",
+        CORRECTED: "memory is saved without loss (counted; cited), but the frequent-narrow assignment loses more than "
+        "tolerance nats against the frequent-wide one on every seed: the frequent words need the wide band",
     },
     examples={
-        CONFIRMED: {"n_seeds": 3, "all_plateau": 1, "margin": 0.5, "saving": 3.4, "ada_lo": -0.02, "ada_hi": 0.01,
-                    "rev_lo": -0.01, "rev_hi": 0.02},
-        CORRECTED: {"n_seeds": 3, "all_plateau": 1, "margin": 0.5, "saving": 3.4, "ada_lo": -0.02, "ada_hi": 0.01,
-                    "rev_lo": 0.05, "rev_hi": 0.09},
-        REFUTED: {"n_seeds": 3, "all_plateau": 1, "margin": 0.5, "saving": 1.1, "ada_lo": -0.02, "ada_hi": 0.01,
-                  "rev_lo": 0.05, "rev_hi": 0.09},
-        INCONCLUSIVE: {"n_seeds": 3, "all_plateau": 1, "margin": 0.5, "saving": 3.4, "ada_lo": -0.01, "ada_hi": 0.06,
-                       "rev_lo": 0.05, "rev_hi": 0.09},
+        CONFIRMED: {"n_seeds": 3, "all_plateau": 1, "margin": 0.45, "saving": 3.9, "lit_no_loss": 1,
+                    "dir_lo": -0.04, "dir_hi": 0.01},
+        CORRECTED: {"n_seeds": 3, "all_plateau": 1, "margin": 0.45, "saving": 3.9, "lit_no_loss": 1,
+                    "dir_lo": 0.14, "dir_hi": 0.17},
+        REFUTED: {"n_seeds": 3, "all_plateau": 1, "margin": 0.45, "saving": 1.1, "lit_no_loss": 1,
+                  "dir_lo": 0.14, "dir_hi": 0.17},
+        INCONCLUSIVE: {"n_seeds": 3, "all_plateau": 1, "margin": 0.45, "saving": 3.9, "lit_no_loss": 1,
+                       "dir_lo": 0.01, "dir_hi": 0.06},
     },
     full_size_only=True,
 )
 def _c26(f, t):
+    if f["saving"] < t["saving_min"] or not f["lit_no_loss"]:
+        return REFUTED
     if f["n_seeds"] < t["seeds_min"] or not f["all_plateau"] or f["margin"] < t["margin_min"]:
         return INCONCLUSIVE
-    if f["saving"] < t["saving_min"]:
-        return REFUTED
-    if f["ada_lo"] > t["tolerance"]:
+    if f["dir_lo"] > t["tolerance"]:
         return CORRECTED
-    if f["ada_hi"] <= t["tolerance"]:
-        return CORRECTED if f["rev_lo"] > t["tolerance"] else CONFIRMED
+    if f["dir_hi"] <= t["tolerance"]:
+        return CONFIRMED
     return INCONCLUSIVE
 
 
 def c26_figures(r: Scaling) -> dict:
-    """The figures C26's rule reads, from a :class:`Scaling` with the full, adaptive and reversed arms."""
-    ada, rev = r.effect("adaptive"), r.effect("reversed")
+    """The figures C26's rule reads, from a :class:`Scaling` with the full, adaptive and reversed arms (plus the
+    miniature's adaptive − full differences, shown but not read by the rule)."""
+    direction, ada = r.effect("reversed", "adaptive"), r.effect("adaptive")
     arms = ("full", "adaptive", "reversed")
     return {
         "n_seeds": len(r.seeds),
         "all_plateau": int(all(all(r.plateau[a]) for a in arms)),
         "margin": r.unigram - max(r.best_loss["full"]),
         "saving": r.input_params["full"] / r.input_params["adaptive"],
-        "ada_lo": ada.lo, "ada_hi": ada.hi, "rev_lo": rev.lo, "rev_hi": rev.hi,
+        "lit_no_loss": ADAPTIVE_REPORTED["no_loss"][0],
+        "dir_lo": direction.lo, "dir_hi": direction.hi,
+        "ada_lo": ada.lo, "ada_hi": ada.hi,
     }
 
 
 @claims.check("C26")
 def check_c26(r: Scaling) -> claims.Verdict:
-    """Settle C26 from :func:`run_scaling`."""
+    """Settle C26: the direction from :func:`run_scaling`, "without loss" from :data:`ADAPTIVE_REPORTED`."""
     f = c26_figures(r)
     tol = claims.rule_of("C26").thresholds["tolerance"]
+
+    seeds = f"{f['n_seeds']} seed" + ("s" if f["n_seeds"] != 1 else "")
 
     def evidence(v: str) -> str:
         head = (
             f"The adaptive input (bands of {', '.join(map(str, r.dims))} dimensions over ids cut at "
             f"{', '.join(f'{c:,}' for c in r.cutoffs)}) holds {r.input_params['adaptive']:,} parameters against the "
             f"full table's {r.input_params['full']:,} ({f['saving']:.1f}× fewer). Best validation perplexity over "
-            f"{f['n_seeds']} seeds: full {math.exp(r.mean('full')):.1f}, adaptive {math.exp(r.mean('adaptive')):.1f} "
-            f"({f['ada_lo']:+.3f} to {f['ada_hi']:+.3f} nats per seed), frequent ids narrowest "
-            f"{math.exp(r.mean('reversed')):.1f} ({f['rev_lo']:+.3f} to {f['rev_hi']:+.3f}). "
+            f"{seeds}: frequent ids widest {math.exp(r.mean('adaptive')):.1f}, frequent ids narrowest "
+            f"(the article's assignment) {math.exp(r.mean('reversed')):.1f}: {f['dir_lo']:+.3f} to "
+            f"{f['dir_hi']:+.3f} nats per seed against the frequent-wide input. "
         )
-        lost = f["ada_lo"] > tol
-        gap = r.effect("reversed", "adaptive")
-        direction = (
-            f" Giving the frequent ids the narrowest table instead, as the article describes, cost another "
-            f"{gap.lo:+.3f} to {gap.hi:+.3f} nats against the adaptive input on every seed."
-            if gap.decisive and gap.sign > 0 else ""
+        paper = (
+            "Baevski and Auli (2019), who introduced adaptive input, give the frequent words the most dimensions "
+            "and report a lower perplexity than fixed-size word embeddings with fewer parameters on WikiText-103 "
+            "and the Billion Word benchmark. "
         )
+        if f["ada_hi"] < -tol:
+            mini = f"beat the full table by more than {tol} nats on every seed"
+        elif f["ada_lo"] > tol:
+            mini = f"lost more than {tol} nats to the full table on every seed"
+        elif -tol <= f["ada_lo"] and f["ada_hi"] <= tol:
+            mini = f"stayed within {tol} nats of the full table on every seed"
+        else:
+            mini = "was neither consistently better nor consistently worse than the full table"
+        mini = (
+            f"Our miniature's frequent-wide input {mini} ({f['ada_lo']:+.3f} to {f['ada_hi']:+.3f} nats; full table "
+            f"{math.exp(r.mean('full')):.1f}); with d = {r.d_model} and a {r.dims[-1]}-dimension rare band on "
+            f"{r.train_tokens:,} tokens it is far from the paper's regime and does not decide this half. "
+        )
+        why = [w for w, bad in [
+            ("a run stopped before its plateau", not f["all_plateau"]),
+            (f"the full table is only {f['margin']:.2f} nats below the unigram baseline" if f["margin"] > 0 else
+             "the full table does not beat the unigram baseline", f["margin"] < 0.3),
+            (f"only {seeds}", f["n_seeds"] < 3),
+            ("the per-seed differences straddle the tolerance", f["dir_lo"] <= tol < f["dir_hi"]),
+        ] if bad]
         return head + {
-            CONFIRMED: "Memory saved without a loss beyond the tolerance on any seed, whichever band gets the widest "
-            "table.",
-            CORRECTED: (
-                f"The memory is saved, but at a cost: the adaptive input loses more than {tol} nats on every seed in "
-                f"this miniature (Baevski and Auli report no such loss at WikiText-103 scale).{direction}"
-                if lost else
-                "The memory is saved without loss only when the frequent ids get the widest table, as Baevski and "
-                "Auli do; the article's assignment — frequent function words in the fewest dimensions — loses more "
-                f"than {tol} nats on every seed."
-            ),
-            REFUTED: "The adaptive input does not save enough parameters to matter in this configuration.",
-            INCONCLUSIVE: "The runs do not settle it: "
-            + ("a run stopped before its plateau; " if not f["all_plateau"] else "")
-            + (f"the full table is only {f['margin']:.2f} nats below the unigram baseline; "
-               if f["margin"] < 0.3 else "")
-            + "the adaptive input's difference straddles the tolerance across seeds, or too few seeds were run.",
+            CONFIRMED: "The frequent ids do make do with fewer dimensions here: the article's assignment loses at most "
+            f"{tol} nats on every seed. " + paper + mini,
+            CORRECTED: "The saving without loss holds, but in the opposite direction to the article's: giving the "
+            f"frequent function words the fewest dimensions loses more than {tol} nats on every seed against giving "
+            "them the most. " + paper + mini,
+            REFUTED: (
+                "The adaptive input does not save enough parameters to matter in this configuration. "
+                if f["saving"] < claims.rule_of("C26").thresholds["saving_min"] else
+                "The cited paper reports a loss against fixed-size embeddings. "
+            ) + mini,
+            INCONCLUSIVE: "The runs do not settle the direction (" + "; ".join(why) + "). " + paper,
         }[v]
 
     n_runs = sum(len(r.plateau[a]) for a in ("full", "adaptive", "reversed"))
     n_plat = sum(sum(r.plateau[a]) for a in ("full", "adaptive", "reversed"))
+    below = f"lies {f['margin']:.2f} nats below" if f["margin"] > 0 else "does not beat"
     strength = (
-        f"{f['n_seeds']} seeds per embedding; {n_plat} of {n_runs} runs stopped on their validation plateau (best "
-        f"weights restored); the full table lies {f['margin']:.2f} nats below the unigram baseline ({r.unigram:.2f} "
-        f"nats) on its worst seed; every evaluation scores the whole validation split ({r.val_tokens:,} tokens). A "
-        f"{r.train_tokens:,}-token corpus and a {r.vocab:,}-word vocabulary: far from the scale where adaptive input "
-        "was introduced."
+        f"The direction: {seeds} per embedding; {n_plat} of {n_runs} runs stopped on their validation "
+        f"plateau (best weights restored); the full table {below} the unigram baseline ({r.unigram:.2f} nats) on its "
+        f"worst seed; every evaluation scores the whole validation split "
+        f"({r.val_tokens:,} tokens); a {r.train_tokens:,}-token corpus and a {r.vocab:,}-word vocabulary. 'Without "
+        "loss': the cited paper (billion-word pre-training that cannot run here); the parameter saving is counted. "
+        "Rule revised after an external audit of the first build (was: 'corrected' when the miniature's adaptive "
+        "input lost more than the tolerance against the full table, which contradicted the paper on far weaker "
+        "evidence)."
     )
     return claims.judge("C26", f, evidence, strength)
 
@@ -360,24 +397,18 @@ SUMMARY: dict[str, dict[str, str]] = {
         REFUTED: "the SCONE paper does not keep its n-gram embeddings off the accelerator at fixed cost",
     },
     "C26": {
-        CONFIRMED: "adaptive input saved most of the input table's parameters without a loss beyond the tolerance on "
-        "any seed, whichever band got the widest table",
-        CORRECTED: "adaptive input saved memory but cost quality on every seed in this miniature",
-        REFUTED: "the adaptive input saved too few parameters to matter",
-        INCONCLUSIVE: "the runs did not settle whether adaptive input loses quality (a run short of its plateau, too "
-        "small a margin over the unigram baseline, or a difference inside the seed spread)",
+        CONFIRMED: "adaptive input saves memory without loss (Baevski and Auli; the saving counted here), and the "
+        "article's assignment, frequent words in the fewest dimensions, lost no more than the tolerance here",
+        CORRECTED: "adaptive input saves memory without loss (Baevski and Auli; the saving counted here), but with the "
+        "frequent words in the widest band, the other way round from the article: giving them the narrowest lost on "
+        "every seed here",
+        REFUTED: "the adaptive input saved too few parameters to matter, or the cited paper reports a loss",
+        INCONCLUSIVE: "the runs did not settle which band the frequent words need (a run short of its plateau, too "
+        "small a margin over the unigram baseline, too few seeds, or a difference inside the tolerance)",
     },
 }
 
-C26_DIRECTION = (
-    "adaptive input saved memory without a loss beyond the tolerance only with the frequent words in the widest "
-    "band, as Baevski and Auli do; the article's assignment, frequent words narrowest, lost on every seed"
-)
-
 
 def summary_line(v: claims.Verdict) -> str:
-    """The summary line for verdict ``v`` of C25 or C26 (for C26's correction, the one its figures call for)."""
-    tol = claims.rule_of("C26").thresholds["tolerance"]
-    if v.claim_id == "C26" and v.verdict == CORRECTED and v.figures["ada_lo"] <= tol:
-        return C26_DIRECTION
+    """The summary line for verdict ``v`` of C25 or C26."""
     return SUMMARY[v.claim_id][v.verdict]
