@@ -169,3 +169,23 @@ def test_decoupled_attention_matches_torch_when_heads_split_d():
     x = torch.randn(5, d)
     expected = mha(x[None], x[None], x[None], need_weights=False)[0][0]
     assert torch.allclose(ch03.decoupled_attention(x, w, h), expected, atol=1e-5)
+
+
+def test_wilson_interval_and_the_declared_groups():
+    from embedbook import stats
+    from embedbook.experiments import ch03_sizing as ch03
+
+    lo, hi = stats.wilson_interval(3, 12)
+    assert 0.08 < lo < 0.1 and 0.52 < hi < 0.54
+    assert stats.wilson_interval(0, 4)[0] == 0.0 and stats.wilson_interval(4, 4)[1] == 1.0
+    for bad in ((5, 4), (-1, 4), (1, 0), (1.0, 4)):
+        with pytest.raises(ValueError):
+            stats.wilson_interval(*bad)
+    # C36's pairing rule: same width, same kind, one primarily English and one multilingual, every such pair
+    pairs = ch03.same_width_pairs()
+    assert ("Gemma-7B", "Llama-3.2-3B") in pairs and ("Gemma-2-9B", "Qwen2-7B") in pairs
+    for mono, multi in pairs:
+        a, b = sizing.model(mono), sizing.model(multi)
+        assert a.d == b.d and a.kind == b.kind and not a.multilingual and b.multilingual
+    assert ch03.run_vocabularies().n_recent >= 12  # C27's current group
+    assert all(m.source for m in sizing.MODELS)

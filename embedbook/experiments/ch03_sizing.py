@@ -271,7 +271,9 @@ def check_c07(r: TyingCount) -> claims.Verdict:
     def evidence(v: str) -> str:
         head = (
             f"Counted from the modules: {r.untied:,} parameters untied (2Vd), {r.tied:,} tied (Vd), a saving of "
-            f"{r.saving / 1e6:,.1f}M — {share:.2%} of GPT-3's 175B. "
+            f"{r.saving / 1e6:,.1f}M — {share:.2%} of GPT-3's 175B. (That tying halves the count is an arithmetic "
+            "check of the counting, true by construction, not evidence; the claim's content is the size of the "
+            "saving.) "
         )
         return head + {
             CONFIRMED: f"'About 600 million' is right ({err:.1%} off).",
@@ -281,7 +283,8 @@ def check_c07(r: TyingCount) -> claims.Verdict:
                 "table.)")
 
     return claims.judge("C07", {"ratio": r.untied / r.tied, "saving_rel_err": err}, evidence,
-                        strength="exact counts from torch modules (on the meta device: no memory needed)")
+                        strength="exact counts from torch modules (on the meta device: no memory needed); the ratio "
+                        "is an arithmetic check, the saving against 600M is what is tested")
 
 
 # --- C19: N ≈ 12·L·d² ----------------------------------------------------------------------------------
