@@ -26,6 +26,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from embedbook.device import pick
 from embedbook.stats import spearman
 
 __all__ = [
@@ -178,7 +179,7 @@ def _optimizer(name: str, params, lr: float) -> torch.optim.Optimizer:
 
 
 def absent_row_drift(optimizer: str, vocab_size: int = 64, d: int = 16, steps: int = 20, lr: float = 1e-2,
-                     seed: int = 0, device: str | torch.device = "cpu") -> Drift:
+                     seed: int = 0, device: str | torch.device | None = None) -> Drift:
     """How far rows move while they are absent from the batch, under one optimizer.
 
     An ``nn.Embedding`` with a fixed random read-out (so only the table learns) takes one step on every
@@ -194,13 +195,14 @@ def absent_row_drift(optimizer: str, vocab_size: int = 64, d: int = 16, steps: i
         steps: steps with half the rows absent.
         lr: learning rate (> 0).
         seed: fixes the table, the read-out and the batches.
-        device: where to compute.
+        device: where to compute (default :func:`embedbook.device.pick`).
 
     Returns:
         a :class:`Drift`.
 
     Raises:
-        ValueError: an unknown optimizer or a bad size, step count or learning rate.
+        ValueError: an unknown optimizer, a bad size, step count or learning rate, or an unknown device.
+        RuntimeError: a device that is not present here.
     """
     if optimizer not in DRIFT_OPTIMIZERS:
         raise ValueError(f"unknown optimizer {optimizer!r}; use one of {DRIFT_OPTIMIZERS}")
@@ -209,7 +211,7 @@ def absent_row_drift(optimizer: str, vocab_size: int = 64, d: int = 16, steps: i
             raise ValueError(f"{what} must be an int >= {low}, got {n!r}")
     if not (isinstance(lr, (int, float)) and math.isfinite(lr) and lr > 0):
         raise ValueError(f"lr must be a positive finite number, got {lr!r}")
-    dev = torch.device(device)
+    dev = pick(device)
     gen = torch.Generator().manual_seed(seed)
     torch.manual_seed(seed)
     emb = nn.Embedding(vocab_size, d, sparse=optimizer == "sparse_adam").to(dev)

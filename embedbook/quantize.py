@@ -25,6 +25,7 @@ from typing import Iterable, Iterator
 import numpy as np
 import torch
 
+from embedbook.device import pick
 from embedbook.lookup import validate_ids
 
 __all__ = [
@@ -100,8 +101,14 @@ class QuantizedTable:
         return self.fp32_bytes / self.nbytes
 
     def to(self, device: torch.device | str) -> "QuantizedTable":
-        """The same table with its codes and scales on ``device`` (a new object; ``self`` is unchanged)."""
-        return QuantizedTable(self.codes.to(device), self.scales.to(device), self.bits, self.scheme, self.shape)
+        """The same table with its codes and scales on ``device`` (a new object; ``self`` is unchanged).
+
+        Raises:
+            ValueError: an unknown device name. RuntimeError: a device that is not present here (see
+                :func:`embedbook.device.pick`).
+        """
+        dev = pick(device)
+        return QuantizedTable(self.codes.to(dev), self.scales.to(dev), self.bits, self.scheme, self.shape)
 
 
 def _as_table(table) -> torch.Tensor:

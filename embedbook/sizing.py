@@ -16,6 +16,8 @@ from dataclasses import dataclass, field
 
 import torch
 
+from embedbook.device import pick
+
 __all__ = [
     "BYTES_PER_VALUE", "DTYPES", "MAX_ALLOC_BYTES", "MODELS", "ModelConfig", "ParameterCount", "approx_params",
     "attention_flops", "count_parameters", "embedding_params", "formula_bytes", "head_dim", "measured_bytes",
@@ -218,14 +220,15 @@ def measured_bytes(vocab: int, d: int, dtype: str, device: str | torch.device = 
         Bytes, an int.
 
     Raises:
-        ValueError: ``vocab`` or ``d`` not a positive int, an odd ``d`` for int4, an unknown dtype, or a
-            real-device tensor above :data:`MAX_ALLOC_BYTES` (use the meta device for such sizes).
+        ValueError: ``vocab`` or ``d`` not a positive int, an odd ``d`` for int4, an unknown dtype, an
+            unknown device, or a real-device tensor above :data:`MAX_ALLOC_BYTES` (use the meta device for
+            such sizes). RuntimeError: a device that is not present here (see :func:`embedbook.device.pick`).
     """
     embedding_params(vocab, d)
     _dtype_name(dtype)
     if dtype == "int4" and d % 2:
         raise ValueError(f"packed int4 stores two values per byte and needs an even d, got {d}")
-    dev = torch.device(device)
+    dev = torch.device("meta") if str(device) == "meta" else pick(device)
     if dev.type != "meta" and formula_bytes(vocab * d, dtype) > MAX_ALLOC_BYTES:
         raise ValueError(
             f"a {vocab:,} × {d:,} {dtype} tensor takes {formula_bytes(vocab * d, dtype) / 2**30:,.1f} GiB; "

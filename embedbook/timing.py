@@ -20,6 +20,8 @@ from typing import Callable, Mapping
 
 import torch
 
+from embedbook.device import pick
+
 __all__ = ["Timing", "interleaved", "measure", "synchronize"]
 
 
@@ -37,12 +39,22 @@ class Timing:
         return len(self.times)
 
 
+def _device(device: torch.device | str | None) -> torch.device:
+    """The checked device: None is the CPU; anything else goes through :func:`embedbook.device.pick`,
+    which names an unknown or absent device and the fix."""
+    return torch.device("cpu") if device is None else pick(device)
+
+
 def synchronize(device: torch.device | str | None) -> None:
-    """Wait for the device's queued work (CUDA, MPS); nothing to wait for on the CPU."""
-    kind = torch.device(device).type if device is not None else "cpu"
-    if kind == "cuda":
-        torch.cuda.synchronize()
-    elif kind == "mps":
+    """Wait for the device's queued work (CUDA, MPS); nothing to wait for on the CPU.
+
+    Raises:
+        ValueError: an unknown device name. RuntimeError: a device that is not present here.
+    """
+    dev = _device(device)
+    if dev.type == "cuda":
+        torch.cuda.synchronize(dev)
+    elif dev.type == "mps":
         torch.mps.synchronize()
 
 
@@ -68,11 +80,19 @@ def interleaved(
         name → :class:`Timing`.
 
     Raises:
-        ValueError: no functions, or ``reps`` / ``warmup`` out of range.
+        TypeError: ``fns`` is not a mapping of names to functions.
+        ValueError: no functions, ``reps`` / ``warmup`` out of range, or an unknown device name.
+        RuntimeError: a device that is not present here (see :func:`embedbook.device.pick`).
     """
     _check(reps, warmup)
+    if not isinstance(fns, Mapping):
+        raise TypeError(f"fns must map names to functions, e.g. {{'a': f, 'b': g}}; got {type(fns).__name__}")
     if not fns:
         raise ValueError("nothing to time: pass at least one function")
+    bad = [name for name, fn in fns.items() if not callable(fn)]
+    if bad:
+        raise TypeError(f"fns must map names to zero-argument functions; not callable: {bad}")
+    device = _device(device)
     for _ in range(warmup):
         for fn in fns.values():
             fn()
@@ -88,5 +108,7 @@ def interleaved(
 
 
 def measure(fn: Callable[[], object], *, reps: int = 7, warmup: int = 1, device: torch.device | str | None = None) -> Timing:
-    """Time ``fn`` alone: :func:`interleaved` with one function."""
+    """Time ``fn`` alone: :func:`interleaved` with one function (same arguments, same errors)."""
+    if not callable(fn):
+        raise TypeError(f"fn must be a zero-argument function, got {type(fn).__name__}")
     return interleaved({"fn": fn}, reps=reps, warmup=warmup, device=device)["fn"]

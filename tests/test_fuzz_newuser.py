@@ -267,3 +267,53 @@ def test_wordfreq_arguments_checked():
         with pytest.raises(ValueError, match="n must be a positive int"):
             data.top_words(n)
     assert data.top_words(3, "en") == data.top_words(3)
+
+
+# --- finding 7: devices go through device.pick ------------------------------------------------------------
+
+def _absent_devices():
+    out = ["gpu", "tpu:0"]  # unknown names
+    if not torch.cuda.is_available():
+        out.append("cuda")
+    if not torch.backends.mps.is_available():
+        out.append("mps")
+    return out
+
+
+@pytest.mark.parametrize("dev", _absent_devices())
+def test_unknown_or_absent_device_is_a_clear_error_everywhere(dev):
+    from embedbook import dynamics, quantize, sizing, timing
+    match = "unknown device|not available"
+    with pytest.raises((ValueError, RuntimeError), match=match):
+        timing.measure(lambda: None, reps=1, device=dev)
+    with pytest.raises((ValueError, RuntimeError), match=match):
+        timing.synchronize(dev)
+    with pytest.raises((ValueError, RuntimeError), match=match):
+        sizing.measured_bytes(10, 4, "fp32", dev)
+    with pytest.raises((ValueError, RuntimeError), match=match):
+        dynamics.absent_row_drift("sgd", steps=1, device=dev)
+    with pytest.raises((ValueError, RuntimeError), match=match):
+        quantize.quantize(torch.randn(4, 4)).to(dev)
+
+
+def test_devices_that_exist_still_work(monkeypatch):
+    from embedbook import dynamics, quantize, sizing, timing
+    monkeypatch.delenv("EMBEDBOOK_DEVICE", raising=False)
+    assert timing.measure(lambda: None, reps=1, device="cpu").reps == 1
+    timing.synchronize(None)
+    assert sizing.measured_bytes(10, 4, "fp32") == 160
+    assert sizing.measured_bytes(10, 4, "fp32", torch.device("meta")) == 160
+    assert sizing.measured_bytes(10, 4, "fp32", "cpu") == 160
+    assert quantize.quantize(torch.randn(4, 4)).to("cpu").codes.device.type == "cpu"
+    monkeypatch.setenv("EMBEDBOOK_DEVICE", "cpu")
+    assert dynamics.absent_row_drift("sgd", steps=1).absent_rows_moved == 0  # the default follows pick()
+
+
+def test_interleaved_checks_its_functions():
+    from embedbook import timing
+    with pytest.raises(TypeError, match="must map names"):
+        timing.interleaved([lambda: None])
+    with pytest.raises(TypeError, match="not callable"):
+        timing.interleaved({"a": 3})
+    with pytest.raises(TypeError, match="zero-argument function"):
+        timing.measure(None)
