@@ -46,6 +46,14 @@ def _device(model) -> torch.device:
         raise TypeError("model must be a torch encoder with parameters (load one with data.load_encoder)") from None
 
 
+def _check_length(n_pieces: int, model, what: str = "the sentence") -> None:
+    """Refuse a sequence longer than the model's learned positions (torch would fail with a shape error)."""
+    limit = getattr(getattr(model, "config", None), "max_position_embeddings", None)
+    if isinstance(limit, int) and n_pieces > limit:
+        raise ValueError(f"{what} has {n_pieces} pieces but the model has {limit} positions; "
+                         "split it into shorter pieces before encoding")
+
+
 # --- encoding ---------------------------------------------------------------------------------
 
 
@@ -154,7 +162,8 @@ def sentence_vectors(
 
     Raises:
         TypeError: ``sentences`` is a single string or not a list of strings.
-        ValueError: no sentences, an empty sentence, or ``batch_size`` / ``max_length`` < 1.
+        ValueError: no sentences, an empty sentence, ``batch_size`` / ``max_length`` < 1, or a
+            ``max_length`` above the model's positions.
     """
     if isinstance(sentences, str) or not isinstance(sentences, Sequence):
         raise TypeError("sentences must be a list of strings, e.g. ['a cat sat', 'dogs bark']")
@@ -169,7 +178,11 @@ def sentence_vectors(
     if max_length is not None and (not isinstance(max_length, int) or max_length < 1):
         raise ValueError(f"max_length must be a positive int or None, got {max_length!r}")
     dev = _device(model)
-    limit = max_length or model.config.max_position_embeddings
+    positions = model.config.max_position_embeddings
+    if max_length is not None and max_length > positions:
+        raise ValueError(f"max_length={max_length:,} is above the model's {positions} positions; pass "
+                         f"max_length <= {positions}, or None to truncate at {positions}")
+    limit = max_length or positions
     out = []
     for start in range(0, len(sentences), batch_size):
         enc = tokenizer(list(sentences[start : start + batch_size]), padding=True, truncation=True,
@@ -497,6 +510,12 @@ class LayerMeasures:
         return pd.DataFrame(cols, index=pd.RangeIndex(self.n_layers, name="layer"))
 
 
+#: The most random words :func:`measure_layers` draws for a baseline (Ethayarajh used 1,000).
+MAX_RANDOM = 20_000
+#: The most independent draws of :func:`measure_layers`' MEV baseline.
+MAX_DRAWS = 1_000
+
+
 def measure_layers(
     states: Sequence[np.ndarray],
     occ: Mapping[str, Sequence[tuple[int, int]]],
@@ -515,23 +534,29 @@ def measure_layers(
     Args:
         states: the output of :func:`word_states`.
         occ: the output of :func:`occurrences` on the same sentences.
-        n_random: random words in each baseline (>= 2).
+        n_random: random words in each baseline (2 to :data:`MAX_RANDOM`).
         seed: seed of the random words.
-        draws: independent draws of the MEV baseline (>= 1).
+        draws: independent draws of the MEV baseline (1 to :data:`MAX_DRAWS`).
 
     Returns:
         a :class:`LayerMeasures`.
 
     Raises:
-        ValueError: no words, fewer than 2 sentences, ``n_random`` < 2 or ``draws`` < 1, or a word with
-            more contexts than there are sentences.
+        ValueError: no words, fewer than 2 sentences, ``n_random`` outside 2 .. :data:`MAX_RANDOM` or
+            ``draws`` outside 1 .. :data:`MAX_DRAWS`, or a word with more contexts than there are sentences.
     """
     if not occ:
         raise ValueError("no words to measure: occ is empty")
-    if not isinstance(n_random, int) or n_random < 2:
+    if not isinstance(n_random, int) or isinstance(n_random, bool) or n_random < 2:
         raise ValueError(f"n_random must be an int >= 2, got {n_random!r}")
-    if not isinstance(draws, int) or draws < 1:
+    if n_random > MAX_RANDOM:
+        raise ValueError(f"n_random={n_random:,} is above the limit of {MAX_RANDOM:,} random words (Ethayarajh "
+                         "used 1,000; each one costs a pass over every layer); ask for fewer")
+    if not isinstance(draws, int) or isinstance(draws, bool) or draws < 1:
         raise ValueError(f"draws must be an int >= 1, got {draws!r}")
+    if draws > MAX_DRAWS:
+        raise ValueError(f"draws={draws:,} is above the limit of {MAX_DRAWS:,} draws of the MEV baseline (each is "
+                         "an SVD per layer); ask for fewer")
     if len(states) < 2:
         raise ValueError("the random-word baseline needs at least 2 sentences")
     n_layers, d = states[0].shape[0], states[0].shape[2]
@@ -802,10 +827,11 @@ def model_attentions(tokenizer, model, sentence: str) -> tuple[list[str], torch.
         ``(layers, heads, n, n)`` on the model's device (rows: queries; each row sums to 1).
 
     Raises:
-        ValueError: an empty sentence.
+        ValueError: an empty sentence, or one longer than the model's positions.
     """
     _check_sentence(sentence)
     enc = tokenizer(sentence, return_tensors="pt").to(_device(model))
+    _check_length(enc["input_ids"].shape[1], model)
     with eager_attention(model), torch.inference_mode():
         att = model(**enc, output_attentions=True).attentions
     return tokenizer.convert_ids_to_tokens(enc["input_ids"][0]), torch.stack([a[0] for a in att]).float()
@@ -841,7 +867,8 @@ def layer0_qkv(tokenizer, model, sentence: str, article_form: bool = False) -> L
         a :class:`Layer0`, tensors on the model's device.
 
     Raises:
-        ValueError: an empty sentence. TypeError: a model without BERT's module layout.
+        ValueError: an empty sentence, or one longer than the model's positions. TypeError: a model
+            without BERT's module layout.
     """
     _check_sentence(sentence)
     try:
@@ -851,6 +878,7 @@ def layer0_qkv(tokenizer, model, sentence: str, article_form: bool = False) -> L
     dev = _device(model)
     enc = tokenizer(sentence, return_tensors="pt").to(dev)
     ids = enc["input_ids"][0]
+    _check_length(len(ids), model)
     n, h = len(ids), model.config.num_attention_heads
     with torch.no_grad():
         x = emb.word_embeddings.weight[ids] + emb.position_embeddings.weight[:n]

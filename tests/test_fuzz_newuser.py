@@ -317,3 +317,28 @@ def test_interleaved_checks_its_functions():
         timing.interleaved({"a": 3})
     with pytest.raises(TypeError, match="zero-argument function"):
         timing.measure(None)
+
+
+# --- finding 9, 10: contextual --------------------------------------------------------------------------
+
+def test_measure_layers_refuses_huge_baselines():
+    from embedbook import contextual
+    states = [np.random.default_rng(i).normal(size=(2, 3, 4)).astype(np.float32) for i in range(6)]
+    occ = {"w": [(0, 0), (1, 0), (2, 0)]}
+    with pytest.raises(ValueError, match="above the limit"):
+        contextual.measure_layers(states, occ, n_random=10**6, draws=1)
+    with pytest.raises(ValueError, match="above the limit"):
+        contextual.measure_layers(states, occ, n_random=10, draws=10**6)
+
+
+@needs_minilm
+def test_inputs_longer_than_the_positions_are_a_clear_error():
+    from embedbook import contextual
+    tok, model = data.load_encoder("minilm", "cpu")
+    with pytest.raises(ValueError, match="512 positions"):
+        contextual.model_attentions(tok, model, "word " * 1000)
+    with pytest.raises(ValueError, match="512 positions"):
+        contextual.layer0_qkv(tok, model, "word " * 1000)
+    with pytest.raises(ValueError, match="512 positions"):
+        contextual.sentence_vectors(tok, model, ["word " * 1000], max_length=10**6)
+    assert contextual.sentence_vectors(tok, model, ["word " * 1000]).shape == (1, 384)  # truncated at 512
