@@ -176,3 +176,18 @@ def test_chapter_summary_has_a_line_for_every_outcome():
 
     for cid, lines in ch05.SUMMARY.items():
         assert set(lines) == set(claims.rule_of(cid).outcomes), cid
+
+
+def test_c15_arms_on_a_small_run():
+    from embedbook.experiments import ch05_learning as ch05
+
+    r = ch05.run_lr_study(d=8, context=8, seeds=(0,), max_steps=4, eval_every=2)
+    assert [a.key for a in r.drift_arms] == [k for k, _, _ in ch05.C15_ARMS]
+    assert [(a.optimizer, a.init) for a in r.drift_arms] == [(o, i) for _, o, i in ch05.C15_ARMS]
+    for arm in r.drift_arms:
+        assert len(arm.cos) == len(arm.drift) == 1 and len(arm.cos[0]) == r.vocab
+        assert all(-1.0001 <= c <= 1.0001 for c in arm.cos[0])
+    assert r.drift_arms[0].drift == r.drift  # the first arm is the 1x run of the learning-rate study
+    v = ch05.check_c15(r)
+    assert v.verdict == claims.INCONCLUSIVE and "seed" in v.evidence  # one seed, no plateau: cannot decide
+    assert {f"{k}_rare_cos_min" for k, _, _ in ch05.C15_ARMS} <= set(v.figures)

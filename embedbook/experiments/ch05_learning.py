@@ -15,6 +15,15 @@ from embedbook.book import Result
 from embedbook.claims import CONFIRMED, CORRECTED, INCONCLUSIVE, LITERATURE, REFUTED
 
 MARGIN = 0.3  # nats below the unigram baseline a trained model must reach before its runs may decide a claim
+SGD_LR = 1.0  # learning rate of the SGD (momentum 0.9) arm of C15
+# C15's arms: (key, optimizer, init of the token table). The first is the 1x arm of the learning-rate study;
+# each other arm changes one thing: the init scale (N(0, 1), torch's default) or the optimizer.
+C15_ARMS: tuple[tuple[str, str, str], ...] = (
+    ("adamw_small", "adamw", "normal_0.02"),
+    ("adamw_unit", "adamw", "torch_default"),
+    ("sgd_small", "sgd", "normal_0.02"),
+)
+C15_ARM_LABELS = {"adamw_small": "AdamW, std 0.02", "adamw_unit": "AdamW, N(0, 1)", "sgd_small": "SGD, std 0.02"}
 
 # --- C12: which rows one backward pass touches -----------------------------------------------------------
 
@@ -311,6 +320,23 @@ def check_c14(r: Survey) -> claims.Verdict:
 
 
 @dataclass
+class DriftArm:
+    """One C15 arm: untied TinyLMs trained to a plateau with ``optimizer`` from a table initialised with
+    ``init``; per seed the best validation loss, its step, the plateau flag, and per token id the relative
+    distance of its row from the initial row and the cosine of the final row with the initial one."""
+
+    key: str
+    optimizer: str
+    init: str
+    lr: float
+    best_val: list[float] = field(default_factory=list)
+    best_step: list[int] = field(default_factory=list)
+    plateau: list[int] = field(default_factory=list)
+    drift: list[list[float]] = field(default_factory=list)
+    cos: list[list[float]] = field(default_factory=list)
+
+
+@dataclass
 class LrStudy(Result):
     """Untied TinyLMs trained to a plateau with embedding learning-rate multipliers 1 and ``mult``, over seeds.
 
@@ -339,6 +365,7 @@ class LrStudy(Result):
     counts: list[int] = field(default_factory=list)  # training count of each token id
     words: list[str] = field(default_factory=list)
     drift: list[list[float]] = field(default_factory=list)  # per seed, per token id (1x runs)
+    drift_arms: list[DriftArm] = field(default_factory=list)  # C15's arms (the first: the 1x runs)
 
     @property
     def n_seeds(self) -> int:
@@ -354,10 +381,11 @@ class LrStudy(Result):
 def run_lr_study(sentences: list[list[str]] | None = None, *, vocab_size: int = 2000, d: int = 32, context: int = 32,
                  batch_size: int = 16, lr: float = 3e-3, mult: float = 10.0, seeds: tuple[int, ...] = (0, 1, 2),
                  max_steps: int = 3000, eval_every: int = 20, patience: int = 4, min_delta: float = 1e-3,
-                 rare_max: int = 10, device: str | torch.device = "cpu") -> LrStudy:
+                 rare_max: int = 10, sgd_lr: float = SGD_LR, device: str | torch.device = "cpu") -> LrStudy:
     """Train one untied one-layer TinyLM per (multiplier, seed) on ``sentences`` (default: the Lee corpus) to a
     plateau, scoring the whole validation split; record per-position losses and, for the 1× runs, how far
-    each token's row moved from its initial value."""
+    each token's row moved from its initial value. Then train the other arms of :data:`C15_ARMS` (1×, same
+    protocol; SGD at ``sgd_lr``) and record the same for them."""
     sentences = data.lee_corpus() if sentences is None else sentences
     vocab = lm.Vocab.build(sentences, vocab_size)
     train_ids, val_ids = lm.split_ids(vocab.encode(sentences))
@@ -382,9 +410,31 @@ def run_lr_study(sentences: list[list[str]] | None = None, *, vocab_size: int = 
             curves.append((list(h.steps), list(h.val_loss)))
             if m == 1.0:
                 out.drift.append(dynamics.distance_from_init(start, model.embed.weight).cpu().tolist())
+                if not out.drift_arms:
+                    key, opt, init = C15_ARMS[0]
+                    out.drift_arms.append(DriftArm(key, opt, init, lr))
+                _record_arm(out.drift_arms[0], h, start, model)
         out.best_val.append(best), out.best_step.append(steps), out.plateau.append(plat)
         out.rare_loss.append(rare), out.curves.append(curves)
+    for key, opt, init in C15_ARMS[1:]:
+        arm = DriftArm(key, opt, init, sgd_lr if opt == "sgd" else lr)
+        for s in seeds:
+            torch.manual_seed(s)
+            model = lm.TinyLM(lm.LMConfig(len(vocab), d_model=d, n_layers=1, context=context, tie=False, dropout=0.0,
+                                          init=init)).to(device)
+            start = model.embed.weight.detach().clone()
+            h = lm.train(model, train_ids, val_ids, steps=max_steps, batch_size=batch_size, lr=arm.lr, optimizer=opt,
+                         eval_every=eval_every, patience=patience, min_delta=min_delta, seed=s, progress=False)
+            _record_arm(arm, h, start, model)
+        out.drift_arms.append(arm)
     return out
+
+
+def _record_arm(arm: DriftArm, h: lm.History, start: torch.Tensor, model: lm.TinyLM) -> None:
+    final = model.embed.weight.detach()
+    arm.best_val.append(h.best_val_loss), arm.best_step.append(h.best_step), arm.plateau.append(int(h.plateau))
+    arm.drift.append(dynamics.distance_from_init(start, final).cpu().tolist())
+    arm.cos.append(F.cosine_similarity(start.float(), final.float().to(start.device), dim=1).cpu().tolist())
 
 
 def frequency_drift(r: LrStudy, rare_max: int = 3, frequent_min: int = 100) -> list[dynamics.FrequencyDrift]:
@@ -417,52 +467,71 @@ _STRENGTH_INPUTS = {
 }
 
 
+def _c15_arm_inputs() -> dict:
+    out = {}
+    for key, _, _ in C15_ARMS:
+        label = C15_ARM_LABELS[key]
+        out[f"{key}_rare_cos_min"] = f"{label}: smallest (over seeds) median cosine of a rare row with its initial row"
+        out[f"{key}_rare_cos_max"] = f"{label}: largest of those medians"
+        out[f"{key}_rho_min"] = f"{label}: smallest Spearman correlation of training count and relative distance"
+    return out
+
+
+def _c15_example(small: tuple[float, float, float], unit: tuple[float, float, float], sgd: tuple[float, float, float],
+                 plateau: int = 1) -> dict:
+    ex = {"n_seeds": 3, "plateau_all": plateau, "margin_min": 0.55}
+    for key, (lo, hi, rho) in zip(("adamw_small", "adamw_unit", "sgd_small"), (small, unit, sgd)):
+        ex.update({f"{key}_rare_cos_min": lo, f"{key}_rare_cos_max": hi, f"{key}_rho_min": rho})
+    return ex
+
+
+def _c15_state(f: dict, key: str, t: dict) -> str:
+    """An arm 'holds' if on every seed rare rows stay near their start and frequent rows move further, 'fails'
+    if on every seed rare rows end away from their start, else 'unclear'."""
+    if f[f"{key}_rare_cos_min"] >= t["near_cos"] and f[f"{key}_rho_min"] > t["ordered"]:
+        return "holds"
+    if f[f"{key}_rare_cos_max"] < t["near_cos"]:
+        return "fails"
+    return "unclear"
+
+
 @claims.rule(
     "C15",
-    quantity="each token's distance from its initial row after training to a plateau (relative to the initial row's "
-    "length) against its count in the training split, for an untied small LM trained with AdamW, over seeds",
-    inputs={
-        "rho_min": "smallest Spearman correlation of count and distance over the seeds (tokens seen at least once)",
-        "rho_max": "largest of those correlations",
-        "gap_min": "smallest (median distance of frequent tokens − median distance of rare ones) over the seeds",
-        "rare_drift_min": "smallest median distance of rare tokens (seen 1–3 times) over the seeds",
-        "rare_drift_max": "largest median distance of rare tokens over the seeds",
-        **_STRENGTH_INPUTS,
-    },
-    thresholds={"ordered": 0.2, "near": 0.25, "margin": MARGIN, "min_seeds": 3},
+    quantity="for untied small LMs trained to a plateau, the cosine between each token's final row and its initial "
+    "row (scale-free: cos² is the share of the final row still along its random start), for tokens seen 1–3 "
+    "times in training, and the rank correlation of training count with the relative distance travelled; in three "
+    "arms that each change one thing: AdamW from std 0.02 (the book's TinyLM default), AdamW from N(0, 1) "
+    "(nn.Embedding's default) and SGD with momentum from std 0.02",
+    inputs={**_c15_arm_inputs(), **_STRENGTH_INPUTS},
+    thresholds={"near_cos": 0.9, "ordered": 0.2, "margin": MARGIN, "min_seeds": 3},
     seeds=3,
     outcomes={
         INCONCLUSIVE: "fewer than min_seeds seeds, a run without a plateau, or a model less than `margin` nats below "
-        "the unigram baseline; or the pattern differs between seeds",
-        CONFIRMED: "on every seed frequent tokens move further (Spearman > ordered, frequent median above rare median) "
-        "and rare tokens stay near their initialisation (median distance below `near`)",
-        CORRECTED: "on every seed frequent tokens move further, but rare tokens do not stay near their initialisation "
-        "(median distance at least `near` on every seed)",
-        REFUTED: "on every seed rare tokens move further than frequent ones (Spearman below −ordered)",
+        "the unigram baseline; or an arm whose seeds disagree (neither 'holds' nor 'fails' below)",
+        CONFIRMED: "in every arm the claim holds: on every seed the median rare row keeps a cosine of at least "
+        "`near_cos` with its initial row, and frequent tokens move further (Spearman above `ordered`)",
+        CORRECTED: "it holds in some arms and fails in others (on every seed the median rare row's cosine with its "
+        "initial row is below `near_cos`): whether rare rows stay near their start depends on the optimizer or the "
+        "init scale, which the evidence names",
+        REFUTED: "it fails in every arm",
     },
     examples={
-        INCONCLUSIVE: {"rho_min": 0.6, "rho_max": 0.7, "gap_min": 0.5, "rare_drift_min": 1.0, "rare_drift_max": 1.2,
-                       "n_seeds": 3, "plateau_all": 0, "margin_min": 0.7},
-        CONFIRMED: {"rho_min": 0.6, "rho_max": 0.7, "gap_min": 0.5, "rare_drift_min": 0.05, "rare_drift_max": 0.1,
-                    "n_seeds": 3, "plateau_all": 1, "margin_min": 0.7},
-        CORRECTED: {"rho_min": 0.6, "rho_max": 0.7, "gap_min": 0.5, "rare_drift_min": 1.0, "rare_drift_max": 1.2,
-                    "n_seeds": 3, "plateau_all": 1, "margin_min": 0.7},
-        REFUTED: {"rho_min": -0.6, "rho_max": -0.4, "gap_min": -0.5, "rare_drift_min": 1.0, "rare_drift_max": 1.2,
-                  "n_seeds": 3, "plateau_all": 1, "margin_min": 0.7},
+        INCONCLUSIVE: _c15_example((0.2, 0.25, 0.4), (0.98, 0.99, 0.45), (0.3, 0.35, 0.6), plateau=0),
+        CONFIRMED: _c15_example((0.92, 0.95, 0.4), (0.98, 0.99, 0.45), (0.93, 0.96, 0.6)),
+        CORRECTED: _c15_example((0.2, 0.25, 0.4), (0.98, 0.99, 0.45), (0.3, 0.35, 0.6)),
+        REFUTED: _c15_example((0.2, 0.25, 0.4), (0.5, 0.6, 0.45), (0.3, 0.35, 0.6)),
     },
     full_size_only=True,
 )
 def _c15(f, t):
     if _weak(f, t):
         return INCONCLUSIVE
-    ordered = f["rho_min"] > t["ordered"] and f["gap_min"] > 0
-    if ordered and f["rare_drift_max"] < t["near"]:
+    states = {_c15_state(f, key, t) for key, _, _ in C15_ARMS}
+    if "unclear" in states:
+        return INCONCLUSIVE
+    if states == {"holds"}:
         return CONFIRMED
-    if ordered and f["rare_drift_min"] >= t["near"]:
-        return CORRECTED
-    if f["rho_max"] < -t["ordered"]:
-        return REFUTED
-    return INCONCLUSIVE
+    return REFUTED if states == {"fails"} else CORRECTED
 
 
 def _strength(r: LrStudy, arms: list[int]) -> str:
@@ -479,40 +548,94 @@ def _figures_strength(r: LrStudy, arms: list[int]) -> dict:
             "margin_min": r.unigram - max(r.best_val[a][i] for a in arms for i in range(r.n_seeds))}
 
 
+@dataclass(frozen=True)
+class ArmSummary:
+    """Per seed, for one C15 arm: rank correlation of count and relative distance, median relative distance and
+    median cosine with the initial row of rare (seen 1–3 times) and frequent (≥ 100) tokens."""
+
+    key: str
+    rho: list[float]
+    rare_drift: list[float]
+    frequent_drift: list[float]
+    rare_cos: list[float]
+    frequent_cos: list[float]
+    n_rare: int
+    n_frequent: int
+
+
+def arm_summaries(r: LrStudy, rare_max: int = 3, frequent_min: int = 100) -> list[ArmSummary]:
+    """:func:`embedbook.dynamics.drift_by_frequency` of every C15 arm, on the relative distance and on the cosine
+    with the initial row (the two specials left out)."""
+    out = []
+    for arm in r.drift_arms:
+        dr = [dynamics.drift_by_frequency(r.counts[2:], x[2:], rare_max, frequent_min) for x in arm.drift]
+        co = [dynamics.drift_by_frequency(r.counts[2:], x[2:], rare_max, frequent_min) for x in arm.cos]
+        out.append(ArmSummary(arm.key, [x.rho for x in dr], [x.median_rare for x in dr], [x.median_frequent for x in dr],
+                              [x.median_rare for x in co], [x.median_frequent for x in co], dr[0].n_rare,
+                              dr[0].n_frequent))
+    return out
+
+
+def _c15_strength(r: LrStudy) -> str:
+    runs = [(a, i) for a in r.drift_arms for i in range(len(a.best_val))]
+    plat = sum(a.plateau[i] for a, i in runs)
+    worst = max(a.best_val[i] for a, i in runs)
+    return (f"{r.n_seeds} seeds in each of {len(r.drift_arms)} arms; {plat} of {len(runs)} runs stopped at their "
+            f"validation plateau (best step {min(min(a.best_step) for a in r.drift_arms)}–"
+            f"{max(max(a.best_step) for a in r.drift_arms)}); every run at least {r.unigram - worst:.2f} nats below the "
+            f"unigram baseline ({r.unigram:.2f}); the whole validation split ({r.val_tokens:,} tokens) scored. One small "
+            "model on one small corpus, one learning rate per optimizer. Rule revised after an external audit of the "
+            "first build (was: AdamW from std 0.02 only, with 'near' as relative distance below 0.25; that gave "
+            "'confirmed with a correction')")
+
+
+def _where_it_holds(figures: dict, keys: list[str], near: float) -> str:
+    cos = ", ".join(f"{figures[k + '_frequent_cos']:.2f}" for k in keys)
+    if all(figures[k + "_frequent_cos"] >= near for k in keys):
+        return (f"Where it holds, frequent rows also kept a cosine of {cos} (mean over seeds) with their start: the "
+                "whole table stays near its initialisation, rare rows only a little nearer.")
+    return f"Where it holds, frequent rows turned further away (cosine {cos}, mean over seeds)."
+
+
 @claims.check("C15")
 def check_c15(r: LrStudy) -> claims.Verdict:
-    """Settle C15 from the 1× runs of :func:`run_lr_study`."""
-    fd = frequency_drift(r)
-    rho = [x.rho for x in fd]
-    rare = [x.median_rare for x in fd]
-    freq = [x.median_frequent for x in fd]
-    figures = {"rho_min": min(rho), "rho_max": max(rho), "gap_min": min(f - q for f, q in zip(freq, rare)),
-               "rare_drift_min": min(rare), "rare_drift_max": max(rare), **_figures_strength(r, [0]),
-               "unseen_max": max(x.max_unseen for x in fd), "n_unseen": fd[0].n_unseen, "n_rare": fd[0].n_rare,
-               "frequent_median": float(np.mean(freq))}
+    """Settle C15 from the arms of :func:`run_lr_study`."""
+    summ = arm_summaries(r)
+    runs = [(a, i) for a in r.drift_arms for i in range(len(a.best_val))]
+    figures: dict = {"n_seeds": min(len(a.best_val) for a in r.drift_arms),
+                     "plateau_all": int(all(a.plateau[i] for a, i in runs)),
+                     "margin_min": r.unigram - max(a.best_val[i] for a, i in runs)}
+    for sm in summ:
+        figures.update({f"{sm.key}_rare_cos_min": min(sm.rare_cos), f"{sm.key}_rare_cos_max": max(sm.rare_cos),
+                        f"{sm.key}_rho_min": min(sm.rho), f"{sm.key}_frequent_cos": float(np.mean(sm.frequent_cos)),
+                        f"{sm.key}_rare_drift": float(np.mean(sm.rare_drift))})
+    t = claims.rule_of("C15").thresholds
+    state = {sm.key: _c15_state(figures, sm.key, t) for sm in summ}
+    holds = [C15_ARM_LABELS[k] for k, v in state.items() if v == "holds"]
+    fails = [C15_ARM_LABELS[k] for k, v in state.items() if v == "fails"]
+
+    def arm_text(sm: ArmSummary) -> str:
+        return (f"{C15_ARM_LABELS[sm.key]}: cosine {min(sm.rare_cos):.2f}–{max(sm.rare_cos):.2f} for rare rows and "
+                f"{min(sm.frequent_cos):.2f}–{max(sm.frequent_cos):.2f} for frequent ones (relative distance "
+                f"{min(sm.rare_drift):.2f}–{max(sm.rare_drift):.2f} and {min(sm.frequent_drift):.2f}–"
+                f"{max(sm.frequent_drift):.2f}; Spearman {min(sm.rho):.2f}–{max(sm.rho):.2f})")
 
     def evidence(v: str) -> str:
-        head = (f"Spearman correlation of training count and distance travelled: {min(rho):.2f} to {max(rho):.2f} over "
-                f"{r.n_seeds} seeds. Median relative distance: {min(freq):.2f}–{max(freq):.2f} for the "
-                f"{fd[0].n_frequent} tokens seen at least {fd[0].frequent_min} times, {min(rare):.2f}–{max(rare):.2f} for "
-                f"the {fd[0].n_rare} seen 1–{fd[0].rare_max} times. ")
-        if fd[0].n_unseen:
-            head += (f"The {fd[0].n_unseen} tokens of the vocabulary never seen in training "
-                     + ("did not move at all: no gradient reached them and the embedding group has no weight decay. "
-                        if figures["unseen_max"] == 0 else f"moved at most {figures['unseen_max']:.2g}. "))
+        head = (f"Median over the {summ[0].n_rare} tokens seen 1–3 times and the {summ[0].n_frequent} seen at least 100 "
+                f"times, range over {r.n_seeds} seeds. " + "; ".join(arm_text(sm) for sm in summ) + ". ")
         return head + {
-            CONFIRMED: "Rare rows stayed within a quarter of their initial length: close to where they started.",
-            CORRECTED: ("Frequent rows do travel further, but a row seen only a few times does not stay near its random "
-                        f"start: the median one ended {min(rare):.1f} or more times its own initial length away. Adam's "
-                        "steps have roughly the size of the "
-                        "learning rate in every coordinate whatever the gradient's size, momentum carries each row on "
-                        "for steps after it appeared (as measured above), and the initial rows are small (standard "
-                        "deviation 0.02)."),
-            REFUTED: "Rare rows moved further than frequent ones.",
-            INCONCLUSIVE: _weak_reason("C15", figures, "The seeds do not agree on the pattern."),
+            CONFIRMED: "In every arm the rare rows kept their random direction while frequent rows moved further.",
+            CORRECTED: (f"Rare rows stayed near their random start with {' and '.join(holds)}, but not with "
+                        f"{' or '.join(fails)}. The arms differ only in the optimizer or in the scale of the initial table, "
+                        "so it is those choices, not rarity alone, that decide whether a rare row still looks random "
+                        "at the end. " + _where_it_holds(figures, [k for k, v in state.items() if v == "holds"],
+                                                   t["near_cos"])),
+            REFUTED: "In no arm did rare rows stay near their random start: even a few updates turned them away from it.",
+            INCONCLUSIVE: _weak_reason("C15", figures, "In at least one arm the seeds disagree on whether rare rows stay "
+                                       "near their start."),
         }[v]
 
-    return claims.judge("C15", figures, evidence, strength=_strength(r, [0]))
+    return claims.judge("C15", figures, evidence, strength=_c15_strength(r))
 
 
 @claims.rule(
@@ -570,7 +693,11 @@ def check_c16(r: LrStudy) -> claims.Verdict:
 
     def evidence(v: str) -> str:
         head = ("No 2018 study making this claim could be identified; the closest 2018 work on rare-word embeddings "
-                "(FRAGE) uses adversarial training, not a learning-rate multiplier. Measured here: with the embedding "
+                "(FRAGE) uses adversarial training, not a learning-rate multiplier. Related published prescriptions "
+                "point both ways and none is about rare tokens: µP (Yang et al. 2022, Tensor Programs V) gives the "
+                "input embedding a learning rate that does not shrink with width under Adam, so relative to hidden "
+                "layers it is larger the wider the model; GLM-130B (Zeng et al. 2023) shrinks the embedding layer's "
+                "gradient to 0.1× to keep training stable. Measured here: with the embedding "
                 f"learning rate at {r.mult:g}× the rest, the loss at the {r.rare_positions:,} validation positions whose "
                 f"input token was seen 1–{r.rare_max} times in training changed by {-rare.hi:+.3f} to {-rare.lo:+.3f} nats "
                 f"over {rare.n} seeds (negative = better); over all positions by {-overall.hi:+.3f} to {-overall.lo:+.3f}. ")
@@ -745,10 +872,11 @@ SUMMARY: dict[str, dict[str, str]] = {
     "C14": {CONFIRMED: "some surveyed large language models were trained with SGD",
             REFUTED: "every surveyed large language model reports Adam, AdamW or Adafactor, none SGD",
             INCONCLUSIVE: "too few models were surveyed to say"},
-    "C15": {CONFIRMED: "frequent rows travel further and rare rows stay near their random start",
-            CORRECTED: "frequent rows travel further, but under AdamW a row seen only a few times does not stay "
-                       "near its random start",
-            REFUTED: "rare rows travelled further than frequent ones",
+    "C15": {CONFIRMED: "in every arm (AdamW or SGD, std 0.02 or N(0, 1)) rare rows kept their random direction "
+                       "while frequent rows moved further",
+            CORRECTED: "whether a rare row stays near its random start depends on the optimizer and the init scale: "
+                       "the claim box names the arms where it does",
+            REFUTED: "in no arm did rare rows stay near their random start",
             INCONCLUSIVE: "these runs cannot say whether rare rows stay near their start"},
     "C16": {CONFIRMED: "a 10× embedding learning rate lowered the loss at rare inputs on every seed",
             CORRECTED: "a 10× embedding learning rate helped, but rare inputs no more than the rest",
