@@ -19,6 +19,7 @@ import torch.nn.functional as F
 from embedbook import timing
 
 __all__ = [
+    "MAX_BANDWIDTH_BYTES",
     "Bandwidth",
     "Lookup",
     "bandwidth",
@@ -29,6 +30,10 @@ __all__ = [
     "validate_ids",
     "vocab_parallel_lookup",
 ]
+
+
+#: The most memory :func:`bandwidth` allocates (table, ids, source, destination and outputs): 8 GiB.
+MAX_BANDWIDTH_BYTES = 8 * 2**30
 
 
 def validate_ids(ids: torch.Tensor, vocab_size: int) -> torch.Tensor:
@@ -42,8 +47,11 @@ def validate_ids(ids: torch.Tensor, vocab_size: int) -> torch.Tensor:
         the ids as ``torch.long`` (torch's gather kernels accept no narrower integer type).
 
     Raises:
-        TypeError: not a tensor, or not integers. ValueError: empty. IndexError: an id out of range.
+        TypeError: not a tensor, or not integers. ValueError: empty, or ``vocab_size`` not a positive
+            int. IndexError: an id out of range.
     """
+    if isinstance(vocab_size, bool) or not hasattr(vocab_size, "__index__") or vocab_size <= 0:
+        raise ValueError(f"vocab_size must be a positive int (the table's rows), got {vocab_size!r}")
     if not isinstance(ids, torch.Tensor):
         raise TypeError(f"ids must be a torch.Tensor of token ids, got {type(ids).__name__}; wrap it with torch.tensor(...)")
     if ids.dtype.is_floating_point or ids.dtype.is_complex or ids.dtype == torch.bool:
@@ -216,12 +224,19 @@ def bandwidth(
         a :class:`Bandwidth`.
 
     Raises:
-        ValueError: a size or ``reps`` that is not a positive int; a device that is absent.
+        ValueError: a size or ``reps`` that is not a positive int; sizes that need more than
+            :data:`MAX_BANDWIDTH_BYTES`; a device that is absent.
     """
     from embedbook.device import pick
 
     for name, value in (("n_tokens", n_tokens), ("d", d), ("vocab_size", vocab_size), ("reps", reps)):
         _positive_int(name, value)
+    # the table, the ids, the source and destination and up to three outputs alive at once
+    need = 4 * vocab_size * d + 8 * n_tokens + 5 * 4 * n_tokens * d
+    if need > MAX_BANDWIDTH_BYTES:
+        raise ValueError(f"n_tokens={n_tokens:,}, d={d:,}, vocab_size={vocab_size:,} need about {need / 2**30:,.1f} GiB, "
+                         f"above the limit of {MAX_BANDWIDTH_BYTES / 2**30:.0f} GiB; use smaller sizes (a few hundred "
+                         "MiB per buffer already measures memory bandwidth)")
     dev = pick(device)
     gen = torch.Generator().manual_seed(seed)
     table = torch.randn(vocab_size, d, generator=gen).to(dev)

@@ -342,3 +342,22 @@ def test_inputs_longer_than_the_positions_are_a_clear_error():
     with pytest.raises(ValueError, match="512 positions"):
         contextual.sentence_vectors(tok, model, ["word " * 1000], max_length=10**6)
     assert contextual.sentence_vectors(tok, model, ["word " * 1000]).shape == (1, 384)  # truncated at 512
+
+
+# --- finding 9, nits: lookup ------------------------------------------------------------------------------
+
+def test_bandwidth_refuses_absurd_sizes_up_front():
+    import time
+    from embedbook import lookup
+    t0 = time.perf_counter()
+    with pytest.raises(ValueError, match="above the limit"):
+        lookup.bandwidth(n_tokens=10**9, d=10**5, vocab_size=10, reps=1)
+    assert time.perf_counter() - t0 < 1
+
+
+@pytest.mark.parametrize("vocab_size", [-1, 0, 2.5, None, True])
+def test_validate_ids_checks_vocab_size(vocab_size):
+    from embedbook import lookup
+    with pytest.raises(ValueError, match="vocab_size must be a positive int"):
+        lookup.validate_ids(torch.tensor([0, 1]), vocab_size)
+    assert lookup.validate_ids(torch.tensor([0, 1]), np.int64(5)).dtype == torch.long
