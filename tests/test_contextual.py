@@ -324,8 +324,44 @@ def test_chapter11_checks_on_the_real_model(enc):
     cost = ch11.run_cost(tok, model, senses, copies=1, reps=1)
     assert cost.cost_ratio > 1e4 and cost.lookup_flops_per_token == 0
     assert cost.flops_per_token == pytest.approx(cost.flops_per_token_formula, rel=0.02)
+    assert cost.acc_lookup == 0.5  # one row for both senses: every sentence is a tie
+    assert senses.n_fruit == senses.n_company == 40 and 0.5 <= senses.acc_context_bag <= 1.0
     v = ch11.check_c46(cost)
     assert v.verdict in claims.rule_of("C46").outcomes and "operations per token" in v.evidence
+    assert "static bag of context" in v.evidence
+
+
+def _cost(acc_top, bag, ratio=55000.0):
+    from embedbook.experiments import ch11_contextual as ch11
+
+    return ch11.Cost(word="apple", n_sentences=80, top_layer=6, acc_lookup=0.5, acc_context_bag=bag, acc_l0=0.6,
+                     acc_top=acc_top, dim=384, tokens=200, flops_per_token=ratio * 384, flops_per_token_formula=ratio * 384,
+                     lookup_flops_per_token=0, lookup_bytes_per_token=1536, cost_ratio=ratio, bench_tokens=200,
+                     bench_lookup_tok_s=1e7, bench_forward_tok_s=1e4, bench_ratio=1000.0)
+
+
+@pytest.mark.parametrize("acc_top, bag, ratio, verdict, phrase", [
+    (0.95, 0.55, 55000.0, claims.CONFIRMED, "the static context does not either"),
+    (0.95, 0.95, 55000.0, claims.CORRECTED, "the static rows of the neighbouring words do it too"),
+    (0.95, 0.80, 55000.0, claims.INCONCLUSIVE, "separates the senses only partly"),
+    (0.80, 0.55, 55000.0, claims.INCONCLUSIVE, "separates the senses only partly"),
+    (0.60, 0.55, 55000.0, claims.REFUTED, "the last layer does not reach 75%"),
+    (0.95, 0.55, 500.0, claims.REFUTED, "fewer than 1,000 operations"),
+])
+def test_c46_evidence_follows_the_outcome(acc_top, bag, ratio, verdict, phrase):
+    from embedbook.experiments import ch11_contextual as ch11
+
+    v = ch11.check_c46(_cost(acc_top, bag, ratio))
+    assert v.verdict == verdict and phrase in v.evidence
+    assert "Rule revised after an external audit" in v.strength
+
+
+def test_c10_says_it_holds_by_definition(enc):
+    from embedbook.experiments import ch11_contextual as ch11
+
+    tok, model = enc
+    v = ch11.check_c10(ch11.run_senses(tok, model, fruit=ch11.FRUIT[:3], company=ch11.COMPANY[:3]))
+    assert v.verdict == claims.CONFIRMED and "by definition" in v.evidence and "by construction" in v.strength
 
 
 def test_chapter12_check_on_the_real_model(enc):

@@ -11,7 +11,8 @@ from embedbook import claims, contextual, data, timing
 from embedbook.book import Result
 from embedbook.claims import CONFIRMED, CORRECTED, INCONCLUSIVE, REFUTED
 
-# Hand-written contexts for the two senses of "apple" (the articles' 苹果 example).
+# Hand-written contexts for the two senses of "apple" (the articles' 苹果 example), 40 of each: the first 8 of
+# each were written for the first build, the other 32 after an audit asked for more (one sentence was 6% of 16).
 FRUIT = [
     "i ate a fresh apple for lunch",
     "she peeled the apple and cut it into slices",
@@ -21,6 +22,38 @@ FRUIT = [
     "a green apple and a banana were in the fruit bowl",
     "my grandmother makes apple juice every autumn",
     "the horse happily ate the apple from her hand",
+    "she sliced an apple into the salad",
+    "an apple a day keeps the doctor away",
+    "he threw the apple core into the compost",
+    "the apple tree in our garden blossomed in spring",
+    "this apple is too sour to eat raw",
+    "she dipped a slice of apple in honey",
+    "the farmer sells apple cider at the market",
+    "i packed an apple and a sandwich for the hike",
+    "the worm crawled out of the apple",
+    "we made apple sauce from the windfalls",
+    "a baked apple with raisins is a cosy dessert",
+    "the child bit into a crunchy red apple",
+    "grate the apple and mix it with the oats",
+    "the recipe calls for one large apple and two eggs",
+    "she kept an apple in her bag for the afternoon",
+    "the apple had a bruise on one side",
+    "a deer came into the orchard to nibble a fallen apple",
+    "caramel apple stalls were busy at the autumn fair",
+    "he polished the apple on his sleeve before eating it",
+    "the smell of apple crumble filled the kitchen",
+    "a ripe apple will fall from the branch on its own",
+    "the teacher found an apple on her desk",
+    "cut the apple in half and remove the seeds",
+    "my favourite snack is apple with peanut butter",
+    "the apple blossom attracts bees in may",
+    "she planted an apple seed in a small pot",
+    "the apple turned brown after it was cut",
+    "he juggled a lemon and an apple at the picnic",
+    "the pie filling needs apple and a pinch of nutmeg",
+    "a wild apple is small and very tart",
+    "we bobbed for an apple at the halloween party",
+    "the cider is pressed from one apple variety grown nearby",
 ]
 COMPANY = [
     "apple released a new iphone at its launch event",
@@ -31,6 +64,38 @@ COMPANY = [
     "developers write apps for apple devices using swift",
     "apple announced record revenue from its services business",
     "the new apple laptop has a faster chip",
+    "apple said on tuesday that sales had slowed in china",
+    "the lawsuit accused apple of limiting competition in its app store",
+    "investors wait for apple to report results next week",
+    "apple hired thousands of engineers to design its own chips",
+    "the regulator fined apple over its treatment of developers",
+    "he has worked at apple for ten years as a designer",
+    "apple opened a new office in london last year",
+    "analysts expect apple to unveil a headset at the conference",
+    "the union represents workers at an apple retail shop",
+    "apple pays a dividend to its shareholders every quarter",
+    "my old apple computer still boots after twenty years",
+    "apple was founded in a garage in california",
+    "the court ruled that apple must change its payment rules",
+    "apple sells more watches than any other company",
+    "a former apple executive now runs a startup",
+    "the music service from apple has millions of subscribers",
+    "apple moved some production from china to india",
+    "the chief of apple met the president at the white house",
+    "apple has a huge campus in cupertino",
+    "the contract with apple made the supplier rich",
+    "apple cut the price of its cheapest tablet",
+    "she sold her apple stock before the market crashed",
+    "apple released a software update to fix the bug",
+    "critics say apple charges too much for repairs",
+    "the new operating system from apple arrives in the autumn",
+    "apple bought a small company that makes maps",
+    "engineers at apple built a new camera sensor",
+    "apple warned that supply problems would hurt revenue",
+    "the tax ruling required apple to pay billions to ireland",
+    "apple and samsung fought over patents for years",
+    "apple announced that it will stop selling the old model",
+    "the advert for apple won an award at cannes",
 ]
 
 # --- C10, C46: one word, two senses -------------------------------------------------------------------
@@ -49,6 +114,7 @@ class Senses(Result):
     across: list[float]
     accuracy: list[float]  # leave-one-out nearest-centroid accuracy per layer (0 = embedding output)
     acc_lookup: float  # the same on the rows the token table handed out
+    acc_context_bag: float  # the same on a static bag of context: the mean table row of the sentence's other tokens
     lookup_across: float  # mean cosine between the looked-up rows of the two senses
     acc_l0: float
     acc_top: float
@@ -78,6 +144,11 @@ def run_senses(tokenizer, model, word: str = "apple", fruit: list[str] = FRUIT, 
         hook.remove()
     ids, mask = enc["input_ids"], enc["attention_mask"].bool()
     rows = captured["rows"]
+    # a static bag of context: the mean of the table rows of the sentence's other tokens (no [CLS]/[SEP], not the word)
+    skip = set(tokenizer.all_special_ids) | set(tokenizer(word, add_special_tokens=False)["input_ids"])
+    keep = mask & ~torch.isin(ids, torch.tensor(sorted(skip), device=ids.device))
+    bag = ((rows * keep.unsqueeze(-1)).sum(1) / keep.sum(1, keepdim=True)).float().cpu().numpy()
+    labels = np.array([0] * len(fruit) + [1] * len(company))
     max_row, repeated, occurrences = 0.0, 0, 0
     for tid in ids[mask].unique():
         where = (ids == tid) & mask
@@ -99,7 +170,8 @@ def run_senses(tokenizer, model, word: str = "apple", fruit: list[str] = FRUIT, 
     return Senses(
         word=word, n_fruit=len(fruit), n_company=len(company), within_fruit=study.within_a,
         within_company=study.within_b, across=study.across, accuracy=study.accuracy,
-        acc_lookup=study.lookup_accuracy, lookup_across=study.lookup_across, acc_l0=study.accuracy[0],
+        acc_lookup=study.lookup_accuracy, acc_context_bag=contextual.nearest_centroid_accuracy(bag, labels),
+        lookup_across=study.lookup_across, acc_l0=study.accuracy[0],
         acc_top=study.accuracy[top], top_layer=top,
         across_l0=study.across[0], across_top=study.across[top], max_row_diff=max(max_row, study.lookup_max_diff),
         repeated_tokens=repeated, token_occurrences=occurrences, max_layer0_diff=max_l0, same_position_pairs=groups,
@@ -118,7 +190,8 @@ def run_senses(tokenizer, model, word: str = "apple", fruit: list[str] = FRUIT, 
         CONFIRMED: "the looked-up rows are bit-for-bit identical and the layer-0 vectors agree up to rounding: "
         "nothing of the context reaches a token before attention",
         REFUTED: "the rows differ, or layer-0 vectors at the same position differ beyond rounding (the input "
-        "layer itself depends on the context, as n-gram input embeddings do)",
+        "layer itself depends on the context, as n-gram input embeddings do; an nn.Embedding cannot do this, "
+        "so for MiniLM this outcome would mean the check itself is wrong)",
     },
     examples={
         CONFIRMED: {"max_row_diff": 0.0, "max_layer0_diff": 0.0},
@@ -144,6 +217,9 @@ def check_c10(r: Senses) -> claims.Verdict:
         )
         return head + {
             CONFIRMED: (
+                "For an nn.Embedding this holds by definition (a lookup is indexing: the same id returns the same "
+                "row), so the check confirms that the real forward pass does what the definition says rather than "
+                "testing something that could have failed. "
                 "What enters the first attention layer depends on the token and its position only. What changes with "
                 f"position is a second table, added after the lookup ({{doc}}`02_lookup`); the context arrives "
                 f"with attention: at layer {r.top_layer} the fruit and company 'apple' vectors have a mean cosine of "
@@ -153,8 +229,9 @@ def check_c10(r: Senses) -> claims.Verdict:
         }[v]
 
     figures = {"max_row_diff": r.max_row_diff, "max_layer0_diff": r.max_layer0_diff}
-    return claims.judge("C10", figures, evidence, strength="exact comparison of every repeated token in one real "
-                        "batched forward pass; deterministic")
+    return claims.judge("C10", figures, evidence, strength="true by construction for an nn.Embedding (refuted "
+                        "only for an input layer that reads its context); checked by exact comparison of every "
+                        "repeated token in one real batched forward pass, deterministic")
 
 
 # --- C46: the price of context -----------------------------------------------------------------------
@@ -170,6 +247,7 @@ class Cost(Result):
     n_sentences: int
     top_layer: int
     acc_lookup: float
+    acc_context_bag: float
     acc_l0: float
     acc_top: float
     dim: int
@@ -189,10 +267,11 @@ class Cost(Result):
 
 
 def run_cost(
-    tokenizer, model, senses: Senses, sentences: list[str] = FRUIT + COMPANY, copies: int = 4, reps: int = 5
+    tokenizer, model, senses: Senses, sentences: list[str] = FRUIT[:8] + COMPANY[:8], copies: int = 4, reps: int = 5
 ) -> Cost:
     """Count the forward pass's FLOPs per token over ``sentences`` (each on its own, no padding), and time
-    the lookup and the forward pass on one padded batch of ``copies`` copies of them, in turn; ``senses``
+    the lookup and the forward pass on one padded batch of ``copies`` copies of them, in turn (the cost per
+    token hardly depends on which sentences: the first 8 of each sense keep it quick); ``senses``
     (from :func:`run_senses`) supplies what the lookup and the layers tell of the two senses."""
     if copies < 1:
         raise ValueError(f"copies must be >= 1, got {copies}")
@@ -215,7 +294,7 @@ def run_cost(
     mean_len = round(tokens / len(sentences))
     return Cost(
         word=senses.word, n_sentences=senses.n_fruit + senses.n_company, top_layer=senses.top_layer,
-        acc_lookup=senses.acc_lookup, acc_l0=senses.acc_l0, acc_top=senses.acc_top, dim=d, tokens=tokens, flops_per_token=flops / tokens,
+        acc_lookup=senses.acc_lookup, acc_context_bag=senses.acc_context_bag, acc_l0=senses.acc_l0, acc_top=senses.acc_top, dim=d, tokens=tokens, flops_per_token=flops / tokens,
         flops_per_token_formula=contextual.forward_flops_per_token(model, mean_len),
         lookup_flops_per_token=0, lookup_bytes_per_token=d * table.weight.element_size(),
         cost_ratio=flops / tokens / d, bench_tokens=n, bench_lookup_tok_s=n / t["lookup"].best,
@@ -225,31 +304,38 @@ def run_cost(
 
 @claims.rule(
     "C46",
-    quantity="leave-one-out nearest-centroid accuracy of telling fruit 'apple' from company 'apple' (8 + 8 "
-    "sentences) on the looked-up rows and on the last layer; and the forward pass's floating-point operations per "
-    "token (torch's flop counter) per number the lookup copies",
-    inputs={"acc_lookup": "accuracy on the looked-up rows", "acc_top": "accuracy on the last layer",
+    quantity="leave-one-out nearest-centroid accuracy of telling fruit 'apple' from company 'apple' (40 + 40 "
+    "hand-written sentences) on the last layer, and on a static bag of context (the mean of the table rows of "
+    "the sentence's other tokens: d additions per token, no network); and the forward pass's floating-point "
+    "operations per token (torch's flop counter) per number the lookup copies. The looked-up row of 'apple' "
+    "itself is the same in every sentence (C10), so it scores exactly chance and decides nothing",
+    inputs={"acc_top": "accuracy on the last layer", "acc_context_bag": "accuracy on the static bag of context",
             "cost_ratio": "forward FLOPs per token / d (numbers the lookup copies per token)"},
-    thresholds={"chance": 0.5, "separates": 0.9, "fails": 0.75, "cost_min": 1000.0},
+    thresholds={"separates": 0.9, "fails": 0.75, "cost_min": 1000.0},
     outcomes={
-        CONFIRMED: "the looked-up rows do no better than chance, the last layer reaches the 'separates' accuracy, "
-        "and the network does at least cost_min operations per number the lookup copies (more than any current "
-        "chip's ratio of arithmetic to memory bandwidth, so the network costs more time than the lookup "
-        "wherever it runs)",
-        REFUTED: "the looked-up rows already beat chance (the static table resolves the senses), or the last layer "
-        "stays below the 'fails' accuracy, or the network costs fewer than cost_min operations per copied number",
-        INCONCLUSIVE: "the last layer's accuracy falls between 'fails' and 'separates'",
+        REFUTED: "the last layer stays below the 'fails' accuracy, or the network costs fewer than cost_min "
+        "operations per copied number",
+        INCONCLUSIVE: "the last layer's accuracy falls between 'fails' and 'separates', or the static bag of "
+        "context falls between them",
+        CORRECTED: "the last layer separates the senses at the stated cost, but so does the static bag of context "
+        "(at least 'separates'): the senses are resolved by context, yet not only by contextual representations",
+        CONFIRMED: "the last layer reaches 'separates', the static bag of context stays below 'fails', and the "
+        "network does at least cost_min operations per number the lookup copies (more than any current chip's "
+        "ratio of arithmetic to memory bandwidth, so the network costs more time than the lookup wherever it runs)",
     },
     examples={
-        CONFIRMED: {"acc_lookup": 0.5, "acc_top": 1.0, "cost_ratio": 55000.0},
-        REFUTED: {"acc_lookup": 0.5, "acc_top": 1.0, "cost_ratio": 560.0},
-        INCONCLUSIVE: {"acc_lookup": 0.5, "acc_top": 0.8125, "cost_ratio": 55000.0},
+        REFUTED: {"acc_top": 1.0, "acc_context_bag": 0.6, "cost_ratio": 560.0},
+        INCONCLUSIVE: {"acc_top": 0.8125, "acc_context_bag": 0.6, "cost_ratio": 55000.0},
+        CORRECTED: {"acc_top": 0.95, "acc_context_bag": 0.96, "cost_ratio": 55000.0},
+        CONFIRMED: {"acc_top": 0.95, "acc_context_bag": 0.6, "cost_ratio": 55000.0},
     },
 )
 def _c46(f, t):
-    if f["acc_lookup"] > t["chance"] or f["acc_top"] < t["fails"] or f["cost_ratio"] < t["cost_min"]:
+    if f["acc_top"] < t["fails"] or f["cost_ratio"] < t["cost_min"]:
         return REFUTED
-    return CONFIRMED if f["acc_top"] >= t["separates"] else INCONCLUSIVE
+    if f["acc_top"] < t["separates"] or t["fails"] <= f["acc_context_bag"] < t["separates"]:
+        return INCONCLUSIVE
+    return CORRECTED if f["acc_context_bag"] >= t["separates"] else CONFIRMED
 
 
 def _count(x: float) -> str:
@@ -263,31 +349,38 @@ def check_c46(c: Cost) -> claims.Verdict:
 
     def evidence(v: str) -> str:
         head = (
-            f"Telling fruit from company '{c.word}' by the nearest centroid (leave one out): {c.acc_lookup:.0%} on the "
-            f"rows the table hands out, {c.acc_l0:.0%} on the layer-0 output (where only the position differs), "
-            f"{c.acc_top:.0%} at layer {c.top_layer}. Torch's flop counter puts the forward pass at "
-            f"{_count(c.flops_per_token)} operations per token, {c.cost_ratio:,.0f} for each of the {c.dim} "
-            f"numbers the lookup copies (it does no arithmetic at all). "
+            f"Telling fruit from company '{c.word}' by the nearest centroid (leave one out, {c.n_sentences} "
+            f"sentences): {c.acc_lookup:.0%} on the row the table hands out for '{c.word}' (one row for every "
+            f"sentence, so exactly chance), {c.acc_l0:.0%} on the layer-0 output (where only the position differs), "
+            f"{c.acc_top:.0%} at layer {c.top_layer}, and {c.acc_context_bag:.0%} on the mean of the table rows of the "
+            f"sentence's other tokens (a static bag of context, {c.dim} additions per token). Torch's flop counter "
+            f"puts the forward pass at {_count(c.flops_per_token)} operations per token, {c.cost_ratio:,.0f} for "
+            f"each of the {c.dim} numbers the lookup copies (it does no arithmetic at all). "
         )
+        cost = (f"In this run the forward pass took {c.bench_ratio:,.0f} times the lookup's time on the same batch "
+                "(a timing, shown as an illustration only).")
         return head + {
-            CONFIRMED: (
-                "Only the network's output tells the senses apart, and it costs orders of magnitude more work per "
-                f"token than the lookup: in this run the forward pass took {c.bench_ratio:,.0f} times the lookup's "
-                "time on the same batch (a timing, shown as an illustration only)."
-            ),
+            CONFIRMED: "The word's own row cannot tell the senses apart and the static context does not either; the "
+            "network's output does, at orders of magnitude more work per token than the lookup. " + cost,
+            CORRECTED: "The network's output tells the senses apart, at orders of magnitude more work per token than "
+            "the lookup; but the static rows of the neighbouring words do it too, at almost no cost. In sentences "
+            "like these the context words give the sense away, so 'only contextual representations resolve it' is "
+            "too strong: what a static table cannot do is give 'apple' itself a different vector. " + cost,
             REFUTED: "Here " + "; ".join(reason for reason, failed in [
-                ("the table's rows already tell the senses apart", c.acc_lookup > t["chance"]),
                 (f"the last layer does not reach {t['fails']:.0%}", c.acc_top < t["fails"]),
                 (f"the network costs fewer than {t['cost_min']:,.0f} operations per copied number",
                  c.cost_ratio < t["cost_min"]),
             ] if failed) + ".",
-            INCONCLUSIVE: "The last layer separates the senses only partly; sixteen sentences cannot decide it.",
+            INCONCLUSIVE: f"Between {t['fails']:.0%} and {t['separates']:.0%} the sentences cannot decide: the last "
+            "layer or the static bag of context separates the senses only partly.",
         }[v]
 
-    figures = {"acc_lookup": c.acc_lookup, "acc_top": c.acc_top, "cost_ratio": c.cost_ratio,
-               "acc_l0": c.acc_l0, "mflops_per_token": c.flops_per_token / 1e6}
-    strength = (f"{c.n_sentences} hand-written sentences, leave-one-out (one misclassified sentence moves the "
-                f"accuracy by {1 / c.n_sentences:.1%}); the cost is an exact count, not a timing")
+    figures = {"acc_top": c.acc_top, "acc_context_bag": c.acc_context_bag, "cost_ratio": c.cost_ratio,
+               "acc_lookup": c.acc_lookup, "acc_l0": c.acc_l0, "mflops_per_token": c.flops_per_token / 1e6}
+    strength = (f"{c.n_sentences} hand-written sentences, half per sense, leave-one-out (one misclassified sentence "
+                f"moves an accuracy by {1 / c.n_sentences:.1%}); the cost is an exact count, not a timing. Rule revised "
+                "after an external audit of the first build (was: 16 sentences, no static-context baseline, and a "
+                "'the looked-up rows beat chance' branch that identical rows can never reach)")
     return claims.judge("C46", figures, evidence, strength)
 
 
