@@ -79,6 +79,9 @@ class QuantizedTable:
                              f"got {self.scales.dtype} {tuple(self.scales.shape)}")
         if self.scales.device != self.codes.device:
             raise ValueError(f"codes are on {self.codes.device} but scales on {self.scales.device}")
+        if self.scales.device.type != "meta" and not (torch.isfinite(self.scales).all() and (self.scales >= 0).all()):
+            raise ValueError("scales must be finite and >= 0 (a row's largest magnitude / QMAX); build a "
+                             "QuantizedTable with quantize(table)")
 
     @property
     def device(self) -> torch.device:
@@ -123,6 +126,9 @@ def _as_table(table) -> torch.Tensor:
         raise TypeError(f"table must be a 2-D float torch.Tensor or NumPy array [V, d], got {type(table).__name__}")
     if table.ndim != 2 or table.shape[0] == 0 or table.shape[1] == 0:
         raise ValueError(f"table must be a non-empty 2-D [V, d] array, got shape {tuple(table.shape)}")
+    if table.device.type == "meta":
+        raise ValueError("the table is on the meta device, which holds no values; build it on a real device "
+                         "(for sizes alone, see embedbook.sizing)")
     if not table.is_floating_point():
         raise TypeError(f"table must be floating point, got {table.dtype}; convert it with .float()")
     return table.detach()
@@ -174,8 +180,11 @@ def unpack_int4(packed: torch.Tensor) -> torch.Tensor:
     Raises:
         TypeError: not a uint8 tensor.
     """
-    if not isinstance(packed, torch.Tensor) or packed.dtype != torch.uint8:
-        raise TypeError(f"packed must be a uint8 tensor, got {getattr(packed, 'dtype', type(packed).__name__)}")
+    if not isinstance(packed, torch.Tensor):
+        raise TypeError(f"packed must be a uint8 torch tensor, got a {type(packed).__name__}"
+                        + ("; convert it with torch.from_numpy(...)" if isinstance(packed, np.ndarray) else ""))
+    if packed.dtype != torch.uint8:
+        raise TypeError(f"packed must be a uint8 tensor, got {packed.dtype}")
     lo = (packed & 0x0F).to(torch.int8) - 8
     hi = (packed >> 4).to(torch.int8) - 8
     return torch.stack((lo, hi), dim=-1).flatten(-2)
@@ -294,7 +303,11 @@ def relative_error(table: torch.Tensor | np.ndarray, approx: torch.Tensor | np.n
         raise ValueError(f"the table is on {a.device} but the approximation on {b.device}; move one with .to(...)")
     if not (torch.isfinite(a).all() and torch.isfinite(b).all()):
         raise ValueError("NaN or infinity in a table: the error is undefined")
-    diff, norm = float((a - b).norm()), float(a.norm())
+    # rescale by the largest magnitude first, so that values near float32's limit neither overflow nor underflow
+    scale = torch.maximum(a.abs().max(), b.abs().max())
+    if scale == 0:
+        return 0.0
+    diff, norm = float((a / scale - b / scale).norm()), float((a / scale).norm())
     if diff == 0.0:
         return 0.0
     if norm == 0.0:
@@ -472,6 +485,9 @@ def _weights(model: torch.nn.Module, part: str, layers: Iterable[int] | None) ->
     if part == "embedding":
         if layers is not None:
             raise ValueError("layers applies to part='attention' only")
+        if not callable(getattr(model, "get_input_embeddings", None)):
+            raise TypeError(f"part='embedding' needs a transformers model with get_input_embeddings(), got "
+                            f"{type(model).__name__}; for a bare table use roundtrip(table)")
         return [model.get_input_embeddings().weight]
     if part == "attention":
         return [lin.weight for lin in attention_linears(model, layers).values()]

@@ -361,3 +361,32 @@ def test_validate_ids_checks_vocab_size(vocab_size):
     with pytest.raises(ValueError, match="vocab_size must be a positive int"):
         lookup.validate_ids(torch.tensor([0, 1]), vocab_size)
     assert lookup.validate_ids(torch.tensor([0, 1]), np.int64(5)).dtype == torch.long
+
+
+# --- finding 11, 18, nits: quantize ------------------------------------------------------------------------
+
+def test_relative_error_near_float32_limit():
+    import warnings
+    from embedbook import quantize
+    a = torch.full((2, 2), 3e38)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert quantize.relative_error(a, a * 0.5) == pytest.approx(0.5)
+        assert quantize.relative_error(a, -a) == pytest.approx(2.0)
+        assert quantize.relative_error(torch.full((2, 2), 1e-40), torch.zeros(2, 2)) == pytest.approx(1.0)
+    assert quantize.relative_error(torch.zeros(2, 2), torch.zeros(2, 2)) == 0.0
+
+
+def test_quantize_wrong_objects_are_clear_errors():
+    from embedbook import quantize
+    with pytest.raises(TypeError, match="get_input_embeddings"):
+        with quantize.fake_quantized(torch.nn.Linear(2, 2)):
+            pass
+    with pytest.raises(TypeError, match="NumPy|torch.from_numpy"):
+        quantize.unpack_int4(np.array([1], np.uint8))
+    with pytest.raises(ValueError, match="meta device"):
+        quantize.quantize(torch.randn(2, 2, device="meta"))
+    q = quantize.quantize(torch.randn(3, 4))
+    for bad in (float("nan"), -1.0):
+        with pytest.raises(ValueError, match="scales must be finite"):
+            quantize.QuantizedTable(q.codes, torch.full((3,), bad), q.bits, q.scheme, q.shape)
