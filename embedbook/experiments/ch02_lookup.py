@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import statistics
 from dataclasses import dataclass, field
 
 import torch
@@ -171,12 +172,25 @@ def run_cost(
     tables = {v: torch.randn(v, dim, generator=gen).to(dev) for v in vocab_sizes}
     few = {v: torch.randint(0, v, (n_tokens,), generator=gen).to(dev) for v in vocab_sizes}
     many = {v: torch.randint(0, v, (gather_tokens,), generator=gen).to(dev) for v in vocab_sizes}
-    g = timing.interleaved({v: (lambda v=v: F.embedding(many[v], tables[v])) for v in vocab_sizes}, reps=reps, device=dev)
-    m = timing.interleaved(
-        {v: (lambda v=v: F.one_hot(few[v], v).float() @ tables[v]) for v in vocab_sizes}, reps=reps, device=dev
-    )
+    # One CPU thread while timing: on a busy machine a multi-threaded operator waits for its slowest thread,
+    # which makes single calls arbitrarily slow; one thread slows every size alike.
+    threads = torch.get_num_threads()
+    try:
+        if dev.type == "cpu":
+            torch.set_num_threads(1)
+        g = timing.interleaved({v: (lambda v=v: F.embedding(many[v], tables[v])) for v in vocab_sizes}, reps=reps, device=dev)
+        m = timing.interleaved(
+            {v: (lambda v=v: F.one_hot(few[v], v).float() @ tables[v]) for v in vocab_sizes}, reps=reps, device=dev
+        )
+    finally:
+        torch.set_num_threads(threads)
     gather_s = [g[v].best * n_tokens / gather_tokens for v in vocab_sizes]
     matmul_s = [m[v].best for v in vocab_sizes]
+    small, large = vocab_sizes[0], vocab_sizes[-1]
+
+    def growth(t: dict) -> float:  # median over rounds of (largest V / smallest V), each timed in the same round
+        return statistics.median(b / a for a, b in zip(t[small].times, t[large].times))
+
     return LookupCost(
         vocab_sizes=list(vocab_sizes),
         dim=dim,
@@ -184,8 +198,8 @@ def run_cost(
         gather_s=gather_s,
         matmul_s=matmul_s,
         one_hot_bytes=[lookup.one_hot_bytes(n_tokens, v) for v in vocab_sizes],
-        bench_gather_growth=gather_s[-1] / gather_s[0],
-        bench_matmul_growth=matmul_s[-1] / matmul_s[0],
+        bench_gather_growth=growth(g),
+        bench_matmul_growth=growth(m),
         v_ratio=vocab_sizes[-1] / vocab_sizes[0],
         bytes_read_per_token=dim * 4,
     )
@@ -194,32 +208,36 @@ def run_cost(
 @claims.rule(
     "C01",
     quantity="how much the time of a batch of lookups grows when V grows from the smallest to the largest size, "
-    "against the one-hot matmul's growth over the same sizes (both timed in turn, best of several runs)",
+    "against the one-hot matmul's growth over the same sizes (all sizes timed in turn, one CPU thread; the median "
+    "over rounds of each round's ratio)",
     inputs={
         "bench_gather_growth": "lookup time at the largest V / at the smallest",
         "bench_matmul_growth": "one-hot matmul time at the largest V / at the smallest",
         "v_ratio": "largest V / smallest V",
     },
-    thresholds={"flat_max": 8.0, "linear_share": 0.25},
+    thresholds={"relative_max": 0.1, "linear_share": 0.25, "like_matmul": 0.5},
     outcomes={
-        CONFIRMED: "the lookup grows less than flat_max-fold while the matmul grows by at least linear_share × v_ratio "
-        "(so the measurement does see growth in V)",
-        REFUTED: "the lookup itself grows by at least linear_share × v_ratio, like a cost linear in V",
-        INCONCLUSIVE: "anything else (the lookup grows more than flat_max-fold but less than linearly, or the matmul "
-        "does not grow either)",
+        CONFIRMED: "the matmul grows by at least linear_share × v_ratio (so the measurement does see growth in V) "
+        "while the lookup grows by at most relative_max times the matmul's growth",
+        REFUTED: "the lookup itself grows by at least linear_share × v_ratio and by at least like_matmul times the "
+        "matmul's growth, like a cost linear in V",
+        INCONCLUSIVE: "anything else (the lookup grows more than a tenth as much as the matmul but not like it, or "
+        "the matmul does not grow either)",
     },
     examples={
         CONFIRMED: {"bench_gather_growth": 1.6, "bench_matmul_growth": 95.0, "v_ratio": 128.0},
         REFUTED: {"bench_gather_growth": 60.0, "bench_matmul_growth": 110.0, "v_ratio": 128.0},
-        INCONCLUSIVE: {"bench_gather_growth": 12.0, "bench_matmul_growth": 90.0, "v_ratio": 128.0},
+        INCONCLUSIVE: {"bench_gather_growth": 20.0, "bench_matmul_growth": 90.0, "v_ratio": 128.0},
     },
     timed=True,
 )
 def _c01(f, t):
+    # Growth against growth: load that slows the large table's operations slows both alike (same rounds).
     linear = t["linear_share"] * f["v_ratio"]
-    if f["bench_gather_growth"] >= linear:
+    gather, matmul = f["bench_gather_growth"], f["bench_matmul_growth"]
+    if gather >= linear and gather >= t["like_matmul"] * matmul:
         return REFUTED
-    if f["bench_gather_growth"] < t["flat_max"] and f["bench_matmul_growth"] >= linear:
+    if matmul >= linear and gather <= t["relative_max"] * matmul:
         return CONFIRMED
     return INCONCLUSIVE
 
@@ -245,8 +263,10 @@ def check_c01(r: LookupCost) -> claims.Verdict:
 
     figures = {"bench_gather_growth": r.bench_gather_growth, "bench_matmul_growth": r.bench_matmul_growth, "v_ratio": r.v_ratio}
     strength = (
-        "both operations timed at every size in turn (best of several runs), so load on the machine slows all sizes "
-        "alike; the thresholds leave a factor of two or more on each side"
+        "both operations timed at every size in turn on one CPU thread, the growth read as the median of each "
+        "round's ratio, so load on the machine slows all sizes alike; the thresholds leave a factor of two or more on "
+        "each side. Rule revised after the test suite saw this claim flip on a busy machine (was: best-of-runs "
+        "times on all threads)"
     )
     return claims.judge("C01", figures, evidence, strength)
 
@@ -655,7 +675,7 @@ def check_c37(r: Positions) -> claims.Verdict:
 
 
 # Smoke-size runs of the timed claims, for tests/test_load.py: a busy machine must give the same verdict.
-LOAD_PROBES = {"C01": lambda: check_c01(run_cost([1000, 8000, 64000], n_tokens=256, reps=3))}
+LOAD_PROBES = {"C01": lambda: check_c01(run_cost([1000, 8000, 64000], n_tokens=256, reps=5))}
 
 
 # --- the chapter's summary: one sentence per claim, chosen by the verdict -------------------------------
