@@ -70,7 +70,8 @@ def run_qkv(tokenizer, model, sentence: str = SENTENCE) -> QKV:
 
 @claims.rule(
     "C24",
-    quantity="the largest difference between layer 0's attention probabilities as MiniLM reports them and as rebuilt "
+    quantity="the largest difference between layer 0's attention probabilities as MiniLM (a BERT-style encoder) "
+    "reports them and as rebuilt "
     "from its weights, (a) in the article's form Q = X W_Q with X = token + position rows, (b) in the model's form; "
     "and whether W_Q, W_K, W_V are d × d",
     inputs={"diff_article": "largest |rebuilt − model| in the article's form", "diff_full":
@@ -79,7 +80,7 @@ def run_qkv(tokenizer, model, sentence: str = SENTENCE) -> QKV:
     outcomes={
         CONFIRMED: "the article's form reproduces the model's attention up to rounding, with d × d projections",
         CORRECTED: "only the model's form does: X is the LayerNorm of token + position + segment rows and each "
-        "projection adds a bias",
+        "projection adds a bias (a correction for BERT-style encoders; other families differ in other ways)",
         REFUTED: "neither form reproduces it, or the projections are not d × d",
     },
     examples={
@@ -111,8 +112,13 @@ def check_c24(r: QKV) -> claims.Verdict:
         return head + {
             CONFIRMED: "The article's formula reproduces the model as written.",
             CORRECTED: (
-                "The formula holds once X is read as the model builds it — token + position + segment rows, then "
-                "LayerNorm — and each projection keeps its bias: Q = X W_Qᵀ + b_Q in nn.Linear's layout."
+                "In BERT-style encoders such as this one, the formula holds once X is read as the model builds it — "
+                "token + position + segment rows, then LayerNorm — and each projection keeps its bias: "
+                "Q = X W_Qᵀ + b_Q in nn.Linear's layout. The correction is scoped to that family. The article's "
+                "form is the original Transformer's (Vaswani et al. 2017); pre-LN decoders such as GPT-2 and LLaMA "
+                "normalise X again inside every block before the projections (LLaMA's have no biases), and with "
+                "grouped-query attention (Ainslie et al. 2023; LLaMA-2 70B, Mistral) W_K and W_V are "
+                "d × (n_kv·d_h), narrower than d × d."
             ),
             REFUTED: "Neither form reproduces the model's attention.",
         }[v]
@@ -120,7 +126,9 @@ def check_c24(r: QKV) -> claims.Verdict:
     figures = {"diff_article": r.diff_article, "diff_full": r.diff_full, "square": r.square,
                "diff_no_bias": r.diff_no_bias}
     return claims.judge("C24", figures, evidence, strength="exact arithmetic on the real model's weights, one "
-                        "sentence; the model's own probabilities read with eager attention")
+                        "sentence; the model's own probabilities read with eager attention; one BERT-style model, so "
+                        "the correction is stated for BERT-style encoders and the other families are described "
+                        "from their papers, not measured")
 
 
 # --- a swapped embedding table ------------------------------------------------------------------------------
