@@ -30,7 +30,7 @@ import torch
 from embedbook import sizing, stats
 
 __all__ = [
-    "Layer0", "LayerMeasures", "MEV_METHODS", "SenseStudy", "attention_shift", "count_forward_flops",
+    "Layer0", "LayerMeasures", "MAX_DRAWS", "MAX_RANDOM", "MEV_METHODS", "SenseStudy", "attention_shift", "count_forward_flops",
     "eager_attention", "forward_flops_per_token", "intra_similarity", "layer0_qkv", "measure_layers", "mev",
     "mev_floor", "model_attentions", "nearest_centroid_accuracy", "occurrences", "paraphrase_accuracy",
     "self_similarity", "sense_study", "sentence_vectors", "windows", "with_table", "word_matrix", "word_states",
@@ -208,10 +208,15 @@ def windows(docs: Sequence[Sequence[str]], size: int, limit: int | None = None) 
         the windows, each a list of ``size`` words.
 
     Raises:
-        ValueError: ``size`` < 2, or no document has ``size`` words.
+        ValueError: ``size`` < 2, ``limit`` not a positive int or None, or no document has ``size`` words.
+        TypeError: a document is a string rather than a list of words.
     """
-    if not isinstance(size, int) or size < 2:
+    if not isinstance(size, int) or isinstance(size, bool) or size < 2:
         raise ValueError(f"window size must be an int of at least 2 words, got {size!r}")
+    if limit is not None and (not isinstance(limit, int) or isinstance(limit, bool) or limit < 1):
+        raise ValueError(f"limit must be a positive int (windows to keep) or None (all), got {limit!r}")
+    if isinstance(docs, str) or any(isinstance(d, str) for d in docs):
+        raise TypeError("each document must be a list of words, not a string; split it first (doc.split())")
     out = [list(d[i : i + size]) for d in docs for i in range(0, len(d) - size + 1, size)]
     if not out:
         raise ValueError(f"no document has {size} words; use a smaller window")
@@ -240,6 +245,8 @@ def occurrences(
     """
     if not isinstance(min_contexts, int) or min_contexts < 2:
         raise ValueError(f"min_contexts must be an int >= 2 (similarity needs two contexts), got {min_contexts!r}")
+    if max_contexts is not None and (not isinstance(max_contexts, int) or isinstance(max_contexts, bool)):
+        raise ValueError(f"max_contexts must be an int or None, got {max_contexts!r}")
     if max_contexts is not None and max_contexts < min_contexts:
         raise ValueError(f"max_contexts ({max_contexts}) must be at least min_contexts ({min_contexts})")
     where: dict[str, list[tuple[int, int]]] = defaultdict(list)
@@ -280,8 +287,13 @@ def word_matrix(states: Sequence[np.ndarray], occ: Sequence[tuple[int, int]], la
     if len(occ) == 0:
         raise ValueError("the word has no occurrences: it is absent from every sentence")
     n_layers = states[0].shape[0]
-    if not 0 <= layer < n_layers:
-        raise ValueError(f"layer must be in 0..{n_layers - 1}, got {layer}")
+    if not isinstance(layer, (int, np.integer)) or isinstance(layer, bool) or not 0 <= layer < n_layers:
+        raise ValueError(f"layer must be an int in 0..{n_layers - 1}, got {layer!r}")
+    for s, w in occ:
+        if (not isinstance(s, (int, np.integer)) or not isinstance(w, (int, np.integer)) or isinstance(s, bool)
+                or isinstance(w, bool) or s < 0 or w < 0):
+            raise ValueError(f"occurrence {(s, w)!r} must be a pair of non-negative ints (sentence, position), "
+                             "as occurrences() returns")
     try:
         return np.stack([states[s][layer, w] for s, w in occ])
     except IndexError:
@@ -421,8 +433,9 @@ def mev_floor(n: int, d: int, center: bool = True) -> float:
     Raises:
         ValueError: ``n`` < 2 or ``d`` < 1.
     """
-    if n < 2 or d < 1:
-        raise ValueError(f"need n >= 2 vectors and d >= 1 dimensions, got n={n}, d={d}")
+    if (not isinstance(n, (int, np.integer)) or not isinstance(d, (int, np.integer)) or isinstance(n, bool)
+            or isinstance(d, bool) or n < 2 or d < 1):
+        raise ValueError(f"need ints n >= 2 vectors and d >= 1 dimensions, got n={n!r}, d={d!r}")
     return 1.0 / min(n - 1 if center else n, d)
 
 
@@ -780,6 +793,9 @@ def forward_flops_per_token(model, seq_len: int) -> float:
     """
     if not isinstance(seq_len, int) or isinstance(seq_len, bool) or seq_len <= 0:
         raise ValueError(f"seq_len must be a positive int, got {seq_len!r}")
+    if not all(hasattr(getattr(model, "config", None), a) for a in ("num_hidden_layers", "hidden_size")):
+        raise TypeError(f"model must be a BERT-style transformers encoder (config.num_hidden_layers, "
+                        f"config.hidden_size), got {type(model).__name__}; load one with data.load_encoder")
     matrices = sum(
         p.numel() for n, p in model.named_parameters() if p.dim() == 2 and "embeddings" not in n and "pooler" not in n
     )
@@ -801,6 +817,10 @@ def eager_attention(model) -> Iterator:
     Yields:
         the model; its previous attention implementation is restored afterwards.
     """
+    if not (hasattr(getattr(model, "config", None), "_attn_implementation")
+            and callable(getattr(model, "set_attn_implementation", None))):
+        raise TypeError(f"model must be a transformers model (config, set_attn_implementation), got "
+                        f"{type(model).__name__}; load one with data.load_encoder")
     before = model.config._attn_implementation
     model.set_attn_implementation("eager")
     try:
@@ -910,6 +930,8 @@ def with_table(model, kind: str, seed: int = 0):
     """
     if kind not in ("shuffled", "random"):
         raise ValueError(f"kind must be 'shuffled' or 'random', got {kind!r}")
+    if not callable(getattr(model, "get_input_embeddings", None)):
+        raise TypeError(f"model must be a transformers model with get_input_embeddings(), got {type(model).__name__}")
     g = torch.Generator().manual_seed(seed)
     clone = copy.deepcopy(model)
     w = clone.get_input_embeddings().weight
@@ -931,10 +953,19 @@ def attention_shift(p: torch.Tensor, q: torch.Tensor) -> float:
         0 for identical attention, 1 for disjoint; averaged over every other axis.
 
     Raises:
-        ValueError: the shapes differ.
+        TypeError: not tensors. ValueError: the shapes differ, or a row that is not a probability
+            distribution (negative, NaN or infinite entries, or not summing to 1).
     """
+    if not isinstance(p, torch.Tensor) or not isinstance(q, torch.Tensor):
+        raise TypeError("p and q must be torch tensors of attention probabilities")
     if p.shape != q.shape:
         raise ValueError(f"attention shapes differ: {tuple(p.shape)} vs {tuple(q.shape)}")
+    for name, x in (("p", p), ("q", q)):
+        x = x.double()
+        if not (torch.isfinite(x).all() and (x >= 0).all() and torch.allclose(x.sum(-1), torch.ones((), dtype=x.dtype,
+                                                                                                     device=x.device), atol=1e-2)):
+            raise ValueError(f"{name} must hold probability distributions along its last axis (finite, >= 0, "
+                             "each row summing to 1), e.g. the softmax of attention scores")
     return float(0.5 * (p - q.to(p.device)).abs().sum(-1).mean())
 
 
@@ -952,10 +983,13 @@ def paraphrase_accuracy(tokenizer, model, pairs: Sequence[tuple[str, str]]) -> f
         the share of (i, j ≠ i) comparisons won by the paraphrase (chance: 0.5).
 
     Raises:
-        ValueError: fewer than 2 pairs.
+        ValueError: fewer than 2 pairs, or a pair that is not two sentences.
     """
     if len(pairs) < 2:
         raise ValueError("need at least 2 paraphrase pairs to compare against")
+    for i, pair in enumerate(pairs):
+        if isinstance(pair, str) or len(pair) != 2:
+            raise ValueError(f"pair {i} must be (sentence, paraphrase), two strings; got {pair!r}")
     a = sentence_vectors(tokenizer, model, [p[0] for p in pairs])
     b = sentence_vectors(tokenizer, model, [p[1] for p in pairs])
     sims = (a @ b.T).float().cpu().numpy()

@@ -390,3 +390,39 @@ def test_quantize_wrong_objects_are_clear_errors():
     for bad in (float("nan"), -1.0):
         with pytest.raises(ValueError, match="scales must be finite"):
             quantize.QuantizedTable(q.codes, torch.full((3,), bad), q.bits, q.scheme, q.shape)
+
+
+# --- finding 15, 18: contextual helpers ------------------------------------------------------------------
+
+def test_contextual_helpers_refuse_silent_wrong_answers():
+    from embedbook import contextual
+    states = [np.zeros((2, 3, 4), np.float32) for _ in range(3)]
+    with pytest.raises(ValueError, match="non-negative ints"):
+        contextual.word_matrix(states, [(-1, 0)], 1)
+    with pytest.raises(ValueError, match="layer must be an int"):
+        contextual.word_matrix(states, [(0, 0)], 1.0)
+    for limit in (-1, 0, 2.5):
+        with pytest.raises(ValueError, match="limit must be a positive int"):
+            contextual.windows([["a"] * 7], 3, limit=limit)
+    assert len(contextual.windows([["a"] * 7], 3, limit=1)) == 1
+    with pytest.raises(TypeError, match="not a string"):
+        contextual.windows(["a b c d"], 2)
+    p = torch.full((2, 4), 0.25)
+    for bad in (p * math.nan, p * 5, -p):
+        with pytest.raises(ValueError, match="probability distributions"):
+            contextual.attention_shift(bad, p)
+    assert contextual.attention_shift(p, p) == 0.0
+    with pytest.raises(ValueError, match="ints n >= 2"):
+        contextual.mev_floor(2.5, 3)
+    with pytest.raises(ValueError, match="max_contexts must be an int"):
+        contextual.occurrences([["a", "b"], ["a", "b"], ["a"]], min_contexts=2, max_contexts=2.5)
+    lin = torch.nn.Linear(2, 2)
+    with pytest.raises(TypeError, match="get_input_embeddings"):
+        contextual.with_table(lin, "random")
+    with pytest.raises(TypeError, match="transformers model"):
+        with contextual.eager_attention(lin):
+            pass
+    with pytest.raises(TypeError, match="BERT-style"):
+        contextual.forward_flops_per_token(lin, 16)
+    with pytest.raises(ValueError, match="two strings"):
+        contextual.paraphrase_accuracy(None, None, [("a",), ("b",)])
