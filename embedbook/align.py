@@ -127,13 +127,18 @@ def prepare(vectors):
         the prepared rows, same shape.
 
     Raises:
-        ValueError: not 2-D, fewer than two rows, NaN or infinity, or a zero row.
+        ValueError: not 2-D, fewer than two rows, NaN or infinity, a zero row, or a row that is zero
+            once centred (it points the same way as the rows' mean: e.g. all rows parallel).
     """
     x = stats.unit_rows(vectors)
     if x.shape[0] < 2:
         raise ValueError("prepare needs at least two rows: centring one row leaves nothing")
     x = x - x.mean(0, keepdims=True) if isinstance(x, np.ndarray) else x - x.mean(0, keepdim=True)
-    return stats.unit_rows(x, zero="keep")
+    zero = ~(x != 0).any(1)
+    if zero.any():
+        raise ValueError(f"{int(zero.sum())} row(s) are zero once centred (they equal the rows' mean direction, "
+                         "e.g. all rows parallel): no direction is left to align; drop them or use other vectors")
+    return stats.unit_rows(x)
 
 
 def procrustes(src, tgt):
@@ -211,11 +216,15 @@ def precision_at(ranks: Sequence[int], k: int) -> float:
     """Share of queries whose gold translation is among the ``k`` nearest candidates.
 
     Raises:
-        ValueError: no ranks, or ``k`` < 1.
+        ValueError: no ranks, a rank that is not an int ``>= 0`` (0: the gold word is the nearest), or
+            ``k`` < 1.
     """
     ranks = np.asarray(ranks)
     if ranks.size == 0:
         raise ValueError("no ranks: score at least one query")
+    if ranks.dtype.kind not in "iu" or (ranks < 0).any():
+        raise ValueError(f"ranks must be ints >= 0 (0: the gold word is the nearest), got {ranks.dtype} values "
+                         f"from {ranks.min()} to {ranks.max()}")
     if not isinstance(k, (int, np.integer)) or k < 1:
         raise ValueError(f"k must be a positive int, got {k!r}")
     return float((ranks < k).mean())
@@ -300,6 +309,8 @@ def align(src_kv, tgt_kv, pairs: Sequence[Pair] | None = None, *, fit: Sequence[
         raise ValueError(f"n_candidates must be an int >= 2, got {n_candidates!r}")
     if (fit is None) != (test is None):
         raise ValueError("give both fit and test, or neither (then pairs is split)")
+    if fit is not None and pairs is not None:
+        raise ValueError("give either pairs (to be split) or fit and test, not both: pairs would be ignored")
     cand_words = list(tgt_kv.index_to_key[:n_candidates])
     cand_pos = {w: i for i, w in enumerate(cand_words)}
     usable = lambda ps: [(s, t) for s, t in _check_pairs(ps, need=1) if t in cand_pos and s in src_kv.key_to_index]

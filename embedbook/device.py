@@ -34,7 +34,11 @@ def pick(prefer: str | torch.device | None = None) -> torch.device:
         prefer = str(prefer)
     if prefer is not None and not isinstance(prefer, str):
         raise TypeError(f"prefer must be a device name or torch.device, got {type(prefer).__name__}")
+    if prefer is not None:
+        prefer = prefer.strip().lower()  # 'CPU', ' cuda ' name the same devices
     env = os.environ.get("EMBEDBOOK_DEVICE")
+    if env is not None:
+        env = env.strip().lower()
     want = prefer or env
     if want:
         source = f"device {want!r}" if prefer else f"EMBEDBOOK_DEVICE={want!r}"
@@ -59,9 +63,13 @@ def pick(prefer: str | torch.device | None = None) -> torch.device:
 
 
 def seed_everything(seed: int = 0) -> torch.Generator:
-    """Seed Python, NumPy and torch (all devices) and return a CPU generator seeded the same way."""
-    if not isinstance(seed, int) or seed < 0:
-        raise ValueError(f"seed must be a non-negative int, got {seed!r}")
+    """Seed Python, NumPy and torch (all devices) and return a CPU generator seeded the same way.
+
+    Raises:
+        ValueError: ``seed`` is not an int in ``0 .. 2**63 - 1`` (torch's range).
+    """
+    if not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed < 2**63:
+        raise ValueError(f"seed must be an int in 0 .. 2**63 - 1, got {seed!r}")
     random.seed(seed)
     np.random.seed(seed % 2**32)
     torch.manual_seed(seed)
@@ -69,13 +77,21 @@ def seed_everything(seed: int = 0) -> torch.Generator:
 
 
 def describe() -> dict[str, str]:
-    """Facts about this machine for the status page: Python, torch, device, threads."""
-    dev = pick()
-    name = torch.cuda.get_device_name(0) if dev.type == "cuda" else platform.processor() or platform.machine()
+    """Facts about this machine for the status page: Python, torch, device, threads.
+
+    A bad ``EMBEDBOOK_DEVICE`` is reported in the ``device`` entry instead of raising.
+    """
+    try:
+        dev = pick()
+    except (ValueError, RuntimeError) as err:
+        device = f"none: {err}"
+    else:
+        name = torch.cuda.get_device_name(0) if dev.type == "cuda" else platform.processor() or platform.machine()
+        device = f"{dev.type} ({name})"
     return {
         "python": platform.python_version(),
         "torch": torch.__version__,
-        "device": f"{dev.type} ({name})",
+        "device": device,
         "cpu threads": str(torch.get_num_threads()),
         "platform": platform.platform(),
     }

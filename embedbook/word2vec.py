@@ -14,6 +14,8 @@ Used by chapters 08_similarity, 09_analogies and 10_word2vec.
 
 from __future__ import annotations
 
+import math
+
 import operator
 from collections.abc import Iterable
 
@@ -91,8 +93,8 @@ def sgns_step(
     if w_in.dim() != 2 or w_in.shape != w_out.shape or w_in.device != w_out.device:
         raise ValueError(f"w_in and w_out must be (V, d) tables of one shape on one device, got "
                          f"{tuple(w_in.shape)} on {w_in.device} and {tuple(w_out.shape)} on {w_out.device}")
-    if not lr > 0:
-        raise ValueError(f"lr must be positive, got {lr!r}")
+    if isinstance(lr, bool) or not isinstance(lr, (int, float)) or not math.isfinite(lr) or not lr > 0:
+        raise ValueError(f"lr must be a positive finite number, got {lr!r}")
     neg = torch.as_tensor(negatives, device=w_in.device).reshape(-1)
     if neg.numel() == 0 or neg.is_floating_point():
         raise ValueError("negatives must be one or more integer word ids")
@@ -186,8 +188,8 @@ def train(
                     ("epochs", epochs), ("negative", negative)):
         if not isinstance(v, (int, np.integer)) or isinstance(v, bool) or v <= 0:
             raise ValueError(f"{name} must be a positive int, got {v!r}")
-    if not isinstance(seed, (int, np.integer)) or isinstance(seed, bool) or seed < 0:
-        raise ValueError(f"seed must be a non-negative int, got {seed!r}")
+    if not isinstance(seed, (int, np.integer)) or isinstance(seed, bool) or not 0 <= seed < 2**32:
+        raise ValueError(f"seed must be an int in 0 .. 2**32 - 1 (gensim's range), got {seed!r}")
     sentences = _sentences(corpus)
     model = models.Word2Vec(
         vector_size=vector_size, window=window, min_count=min_count,

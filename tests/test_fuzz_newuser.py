@@ -426,3 +426,47 @@ def test_contextual_helpers_refuse_silent_wrong_answers():
         contextual.forward_flops_per_token(lin, 16)
     with pytest.raises(ValueError, match="two strings"):
         contextual.paraphrase_accuracy(None, None, [("a",), ("b",)])
+
+
+# --- finding 16, 17: align, seeds and learning rates ------------------------------------------------------
+
+def test_align_checks():
+    from embedbook import align
+    with pytest.raises(ValueError, match="zero once centred"):
+        align.prepare(np.ones((3, 4)))
+    assert np.allclose(np.linalg.norm(align.prepare(np.eye(3, 4) + 0.1), axis=1), 1)
+    with pytest.raises(ValueError, match="ints >= 0"):
+        align.precision_at([-3], 1)
+    with pytest.raises(ValueError, match="ints >= 0"):
+        align.precision_at([math.nan], 1)
+    assert align.precision_at(np.array([0, 3]), 1) == 0.5
+
+    class KV:  # the least of gensim's KeyedVectors that align reads before the check
+        vectors = np.eye(4, dtype=np.float32)
+        index_to_key = list("abcd")
+        key_to_index = {w: i for i, w in enumerate("abcd")}
+
+    with pytest.raises(ValueError, match="not both"):
+        align.align(KV(), KV(), [("a", "a")] * 3, fit=[("a", "a"), ("b", "b")], test=[("c", "c")], n_candidates=4)
+
+
+def test_seeds_and_learning_rates_are_checked_by_us():
+    from embedbook import device, word2vec
+    for seed in (2**64, True, -1):
+        with pytest.raises(ValueError, match="seed must be an int"):
+            device.seed_everything(seed)
+    device.seed_everything(2**40)
+    w_in, w_out = torch.randn(5, 3), torch.randn(5, 3)
+    for lr in (math.inf, math.nan, 0, -1):
+        with pytest.raises(ValueError, match="lr must be a positive finite"):
+            word2vec.sgns_step(w_in, w_out, 1, 2, [3], lr=lr)
+    if importlib.util.find_spec("gensim") is not None:
+        with pytest.raises(ValueError, match=r"2\*\*32"):
+            word2vec.train([["a", "b"]] * 5, seed=2**40)
+
+
+def test_pick_accepts_any_case_and_describe_reports_a_bad_setting(monkeypatch):
+    from embedbook import device
+    assert device.pick("CPU") == device.pick(" cpu ") == torch.device("cpu")
+    monkeypatch.setenv("EMBEDBOOK_DEVICE", "tpu")
+    assert device.describe()["device"].startswith("none:")
