@@ -34,7 +34,21 @@ def test_flops_per_token_counts_every_matrix():
 # --- C17: the width sweep ------------------------------------------------------------------------------------
 
 
-def _sweep(losses, plateau=1, unigram=5.2):
+def _tokens(losses, noise, n=1_903):
+    """Per-token losses whose mean is each run's loss; ``noise`` nats of token-level spread, shared by every run
+    (the same validation text), plus an independent part of the same size per width."""
+    import numpy as np
+
+    rng = np.random.default_rng(0)
+    text = rng.normal(0, noise, n)
+    out = []
+    for row in losses:
+        own = rng.normal(0, noise, n)
+        out.append([list(loss + text + own - (text + own).mean()) for loss in row])
+    return out
+
+
+def _sweep(losses, plateau=1, unigram=5.2, noise=0.05):
     widths = [8, 32, 128][: len(losses)]
     seeds = list(range(len(losses[0])))
     return ch07.Sweep(
@@ -43,7 +57,7 @@ def _sweep(losses, plateau=1, unigram=5.2):
         steps_run=[[600] * len(seeds) for _ in widths],
         plateau=[[plateau] * len(seeds) for _ in widths], curves=[[([0, 20], [6.9, 5.0])] * len(seeds) for _ in widths],
         params=[9160, 45856, 330880], emb_params=[7760, 31040, 124160], flops_per_token=[18000, 90000, 660000],
-        min_steps=600,
+        min_steps=600, context=32, val_token_loss=_tokens(losses, noise),
     )
 
 
@@ -66,6 +80,13 @@ def test_c17_is_inconclusive_without_plateau_or_margin():
     assert ch07.check_c17(_sweep(u, unigram=5.0)).verdict == claims.INCONCLUSIVE
     two_seeds = [row[:2] for row in u]
     assert ch07.check_c17(_sweep(two_seeds)).verdict == claims.INCONCLUSIVE
+
+
+def test_c17_side_inside_the_validation_sampling_error_is_inconclusive():
+    u = [[5.02, 4.94, 4.92], [4.80, 4.83, 4.78], [4.88, 4.86, 4.86]]  # decisive across seeds
+    assert ch07.check_c17(_sweep(u, noise=0.05)).verdict == claims.CONFIRMED
+    v = ch07.check_c17(_sweep(u, noise=3.0))  # but the validation text is far noisier than the effect
+    assert v.verdict == claims.INCONCLUSIVE and "bootstrap" in v.evidence
 
 
 def test_effect_against_the_runner_up_for_the_best_width():
@@ -135,3 +156,32 @@ def test_worker_processes_give_the_same_sweep():
     one = ch07.run_sweep([4, 8, 16], [0, 1], **kw)
     two = ch07.run_sweep([4, 8, 16], [0, 1], workers=2, **kw)
     assert one.best_loss == two.best_loss and one.curves == two.curves and one.params == two.params
+    import numpy as np
+
+    assert np.allclose(one.val_token_loss, two.val_token_loss, atol=1e-5)  # one batch: threads may round apart
+
+    assert np.mean(one.val_token_loss[0][0]) == pytest.approx(one.best_loss[0][0], abs=1e-5)  # evaluate's windows
+
+
+def test_block_bootstrap_interval():
+    import numpy as np
+
+    from embedbook import stats
+
+    x = np.random.default_rng(0).normal(0.5, 1.0, 2000)
+    lo, hi = stats.bootstrap_mean_ci(x, block=32)
+    assert lo < x.mean() < hi and lo > 0.3 and hi < 0.7
+    assert stats.bootstrap_mean_ci(x, block=32) == (lo, hi)  # seeded
+    with pytest.raises(ValueError, match="two blocks"):
+        stats.bootstrap_mean_ci(x[:10], block=32)
+    with pytest.raises(ValueError):
+        stats.bootstrap_mean_ci([1.0, float("nan")])
+
+
+def test_c18_judged_over_the_published_contexts():
+    r = ch07.run_attention_cost([64, 128, 256], [16, 32, 64], n_fixed=128, d_fixed=32)
+    assert r.contexts == sorted(n for _, n, _ in ch07.PUBLISHED_CONTEXTS)
+    assert r.context_shares[0] == pytest.approx(2 * 4096 / (2 * 4096 + 2048))
+    assert r.n_proj_dominant == sum(n < 2 * 4096 for n in r.contexts)
+    v = ch07.check_c18(r)
+    assert v.verdict == claims.CORRECTED and "Table 1" in v.evidence

@@ -38,6 +38,8 @@ class Sweep(Result):
     emb_params: list[int]
     flops_per_token: list[int]  # forward FLOPs per token at each width (two per weight multiplied, plus attention)
     min_steps: int = 0  # no run stopped before this step
+    context: int = 32  # tokens per scored validation window (the bootstrap's block)
+    val_token_loss: list[list[list[float]]] = field(default_factory=list)  # [width][seed][token] at the best weights
     bench_tokens_per_s: list[float] = field(default_factory=list)  # training throughput (illustration)
 
     def mean_loss(self) -> list[float]:
@@ -56,6 +58,17 @@ class Sweep(Result):
             means = self.mean_loss()
             j = min((k for k in range(len(self.widths)) if k != i), key=lambda k: means[k])
         return stats.seed_effect(self.best_loss[i], self.best_loss[j])
+
+    def token_effect_ci(self, i: int, reps: int = 2000) -> tuple[float, float]:
+        """95 % block-bootstrap interval (blocks = the scored validation windows) of the mean per-token loss
+        difference, averaged over seeds, between width ``i`` and the width :meth:`effect` compares it with: the
+        sampling error of the validation text, which the seed spread does not see."""
+        j = self.opt_index()
+        if i == j:
+            means = self.mean_loss()
+            j = min((k for k in range(len(self.widths)) if k != i), key=lambda k: means[k])
+        a, b = np.mean(self.val_token_loss[i], axis=0), np.mean(self.val_token_loss[j], axis=0)
+        return stats.bootstrap_mean_ci(a - b, block=self.context, reps=reps)
 
     def extra_glue(self) -> dict:
         m = self.mean_loss()
@@ -96,6 +109,22 @@ def run_jobs(fn, jobs: list, workers: int = 1) -> list:
         return list(pool.map(fn, jobs))
 
 
+@torch.no_grad()
+def token_losses(model: lm.TinyLM, ids: torch.LongTensor) -> list[float]:
+    """Next-token loss (nats) of every scored position of ``ids``, in the consecutive non-overlapping windows that
+    :func:`embedbook.lm.evaluate` scores (their mean is its result)."""
+    T, dev = model.cfg.context, next(model.parameters()).device
+    starts = range(0, len(ids) - T, T)
+    x = torch.stack([ids[s : s + T] for s in starts]).to(dev)
+    y = torch.stack([ids[s + 1 : s + T + 1] for s in starts]).to(dev)
+    was = model.training
+    model.eval()
+    logits = model(x)
+    model.train(was)
+    return torch.nn.functional.cross_entropy(logits.reshape(-1, logits.shape[-1]), y.reshape(-1),
+                                             reduction="none").cpu().tolist()
+
+
 def _train_width(job: dict) -> dict:
     """Train one tied TinyLM of ``job['d']`` from ``job['seed']`` to its plateau; a job of :func:`run_sweep`."""
     torch.manual_seed(job["seed"])
@@ -103,7 +132,8 @@ def _train_width(job: dict) -> dict:
     h = lm.train(model, job["train_ids"], job["val_ids"], seed=job["seed"], progress=False, **job["train"])
     return {"loss": h.best_val_loss, "step": h.best_step, "run": h.steps_run, "plateau": int(h.plateau),
             "curve": (list(h.steps), list(h.val_loss)), "params": model.num_params(),
-            "emb": model.num_params("embedding"), "flops": forward_flops_per_token(model), "speed": h.tokens_per_s}
+            "emb": model.num_params("embedding"), "flops": forward_flops_per_token(model), "speed": h.tokens_per_s,
+            "tokens": token_losses(model, job["val_ids"])}
 
 
 def run_sweep(widths: list[int], seeds: list[int], *, n_docs: int = 100, vocab_size: int = 1000,
@@ -129,7 +159,8 @@ def run_sweep(widths: list[int], seeds: list[int], *, n_docs: int = 100, vocab_s
             for d in reversed(widths) for seed in seeds]  # the widest (slowest) first keeps the workers busy
     out = run_jobs(_train_width, jobs, workers if dev.type == "cpu" else 1)
     runs = {(j["d"], j["seed"]): o for j, o in zip(jobs, out)}
-    table = {k: [[runs[d, s][k] for s in seeds] for d in widths] for k in ("loss", "step", "run", "plateau", "curve")}
+    table = {k: [[runs[d, s][k] for s in seeds] for d in widths]
+             for k in ("loss", "step", "run", "plateau", "curve", "tokens")}
     first = [runs[d, seeds[0]] for d in widths]
     return Sweep(
         widths=list(widths), seeds=list(seeds), n_docs=n_docs, vocab=len(vocab), train_tokens=len(train_ids),
@@ -137,7 +168,7 @@ def run_sweep(widths: list[int], seeds: list[int], *, n_docs: int = 100, vocab_s
         best_step=table["step"], steps_run=table["run"], plateau=table["plateau"], curves=table["curve"],
         params=[r["params"] for r in first], emb_params=[r["emb"] for r in first],
         flops_per_token=[r["flops"] for r in first], min_steps=min_steps,
-        bench_tokens_per_s=[r["speed"] for r in first],
+        bench_tokens_per_s=[r["speed"] for r in first], context=context, val_token_loss=table["tokens"],
     )
 
 
@@ -158,6 +189,11 @@ def _sign(lo: float, hi: float, n: int) -> int:
         "small_hi": "largest such difference",
         "large_lo": "smallest per-seed loss difference, largest width − best width (nats)",
         "large_hi": "largest such difference",
+        "small_ci_lo": "95 % block-bootstrap interval (over validation windows) of the seed-averaged per-token "
+        "difference, smallest width − best width: lower end",
+        "small_ci_hi": "its upper end",
+        "large_ci_lo": "the same interval for largest width − best width: lower end",
+        "large_ci_hi": "its upper end",
     },
     thresholds={"margin_min": 0.3, "seeds_min": 3},
     seeds=3,
@@ -168,17 +204,22 @@ def _sign(lo: float, hi: float, n: int) -> int:
         "limits, but no overfitting up to the largest width tried",
         REFUTED: "the smallest width is the best on every seed",
         INCONCLUSIVE: "a run did not reach its plateau, the best width is less than margin_min below the unigram "
-        "baseline, fewer than seeds_min seeds, or an effect lies inside the seed spread",
+        "baseline, fewer than seeds_min seeds, or an effect lies inside the seed spread or its bootstrap interval "
+        "over the validation text contains zero",
     },
     examples={
         CONFIRMED: {"n_seeds": 3, "all_plateau": 1, "margin": 0.38, "small_lo": 0.10, "small_hi": 0.17,
-                    "large_lo": 0.03, "large_hi": 0.10},
+                    "large_lo": 0.03, "large_hi": 0.10, "small_ci_lo": 0.08, "small_ci_hi": 0.2,
+                    "large_ci_lo": 0.01, "large_ci_hi": 0.09},
         CORRECTED: {"n_seeds": 3, "all_plateau": 1, "margin": 0.45, "small_lo": 0.10, "small_hi": 0.17,
-                    "large_lo": -0.06, "large_hi": -0.01},
+                    "large_lo": -0.06, "large_hi": -0.01, "small_ci_lo": 0.08, "small_ci_hi": 0.2,
+                    "large_ci_lo": -0.07, "large_ci_hi": -0.01},
         REFUTED: {"n_seeds": 3, "all_plateau": 1, "margin": 0.35, "small_lo": -0.05, "small_hi": -0.01,
-                  "large_lo": 0.05, "large_hi": 0.12},
+                  "large_lo": 0.05, "large_hi": 0.12, "small_ci_lo": -0.06, "small_ci_hi": -0.01,
+                  "large_ci_lo": 0.03, "large_ci_hi": 0.12},
         INCONCLUSIVE: {"n_seeds": 3, "all_plateau": 1, "margin": 0.38, "small_lo": 0.10, "small_hi": 0.17,
-                       "large_lo": -0.02, "large_hi": 0.04},
+                       "large_lo": 0.03, "large_hi": 0.08, "small_ci_lo": 0.08, "small_ci_hi": 0.2,
+                       "large_ci_lo": -0.01, "large_ci_hi": 0.1},
     },
     full_size_only=True,
 )
@@ -187,6 +228,8 @@ def _c17(f, t):
         return INCONCLUSIVE
     small = _sign(f["small_lo"], f["small_hi"], f["n_seeds"])
     large = _sign(f["large_lo"], f["large_hi"], f["n_seeds"])
+    small = small if _sign(f["small_ci_lo"], f["small_ci_hi"], f["n_seeds"]) == small else 0
+    large = large if _sign(f["large_ci_lo"], f["large_ci_hi"], f["n_seeds"]) == large else 0
     if small < 0:
         return REFUTED
     if small > 0 and large > 0:
@@ -200,11 +243,13 @@ def c17_figures(r: Sweep) -> dict:
     """The figures C17's rule reads, from a :class:`Sweep`."""
     j = r.opt_index()
     small, large = r.effect(0), r.effect(len(r.widths) - 1)
+    (s_lo, s_hi), (l_lo, l_hi) = r.token_effect_ci(0), r.token_effect_ci(len(r.widths) - 1)
     return {
         "n_seeds": len(r.seeds),
         "all_plateau": int(all(all(p) for p in r.plateau)),
         "margin": r.unigram - max(r.best_loss[j]),
         "small_lo": small.lo, "small_hi": small.hi, "large_lo": large.lo, "large_hi": large.hi,
+        "small_ci_lo": s_lo, "small_ci_hi": s_hi, "large_ci_lo": l_lo, "large_ci_hi": l_hi,
     }
 
 
@@ -226,7 +271,9 @@ def check_c17(r: Sweep) -> claims.Verdict:
             f"({diff(f['small_lo'], f['small_hi'])} per seed against d = {dj if j != 0 else 'the runner-up'}) and "
             f"d = {dn}, with {r.params[-1] / r.params[0]:.0f}× the parameters and "
             f"{r.flops_per_token[-1] / r.flops_per_token[0]:.0f}× the FLOPs per token of d = {d0}, reached "
-            f"{math.exp(m[-1]):.1f} ({diff(f['large_lo'], f['large_hi'])}). "
+            f"{math.exp(m[-1]):.1f} ({diff(f['large_lo'], f['large_hi'])}). Resampling the validation windows "
+            f"(block bootstrap, 95 %), the seed-averaged difference lies in {diff(f['small_ci_lo'], f['small_ci_hi'])} "
+            f"for d = {d0} and {diff(f['large_ci_lo'], f['large_ci_hi'])} for d = {dn}. "
         )
         return head + {
             CONFIRMED: f"Both ends lose to the middle on every seed: too narrow a model cannot hold what the corpus "
@@ -242,7 +289,8 @@ def check_c17(r: Sweep) -> claims.Verdict:
             + ("a run stopped before its plateau; " if not f["all_plateau"] else "")
             + (f"the best width is only {f['margin']:.2f} nats below the unigram baseline; "
                if f["margin"] < 0.3 else "")
-            + "an effect lies inside the spread of the seeds, or too few seeds were run.",
+            + "an effect lies inside the spread of the seeds or its bootstrap interval over the validation text "
+            "contains zero, or too few seeds were run.",
         }[v]
 
     strength = (
@@ -250,7 +298,10 @@ def check_c17(r: Sweep) -> claims.Verdict:
         f"their validation plateau (early stopping, best weights restored, {min(min(s) for s in r.steps_run)}–"
         f"{max(max(s) for s in r.steps_run)} steps); the best width lies {f['margin']:.2f} nats below the unigram "
         f"baseline ({r.unigram:.2f} nats) on its worst seed; every evaluation scores the whole validation split "
-        f"({r.val_tokens:,} tokens). One corpus and one learning rate for every width."
+        f"({r.val_tokens:,} tokens), and a block bootstrap over its {r.context}-token windows gives the sampling error of "
+        "that text. One corpus and one learning rate for every width. Rule revised after an external audit of the "
+        "first build (was: the seed spread alone decided each side; the validation text's sampling error was not "
+        "counted)."
     )
     return claims.judge("C17", f, evidence, strength)
 
@@ -527,7 +578,7 @@ SUMMARY: dict[str, dict[str, str]] = {
         "overfitting side did not show up to that width",
         REFUTED: "the narrowest model was the best on every seed: too small a d did not limit it here",
         INCONCLUSIVE: "the sweep did not settle it (a run short of its plateau, too small a margin over the unigram "
-        "baseline, or an effect inside the seed spread)",
+        "baseline, or an effect inside the seed spread or the validation text's sampling error)",
     },
     "C18": {
         CONFIRMED: "the counts grow as n² and d, and the projections stay minor at every published context length",
