@@ -88,6 +88,8 @@ class Space:
             )
         if not words:
             raise ValueError("the vocabulary is empty; pass at least one word and its vector")
+        if vectors.shape[1] == 0:
+            raise ValueError("the vectors have 0 dimensions; pass an (n, d) array with d >= 1")
         if not all(isinstance(w, str) for w in words):
             raise TypeError(f"words must be strings, got e.g. {next(w for w in words if not isinstance(w, str))!r}")
         finite = np.isfinite(vectors).all(axis=1)
@@ -115,8 +117,13 @@ class Space:
             limit: keep only the first ``limit`` words (the most frequent, for gensim's sets).
 
         Raises:
+            TypeError: ``kv`` is not gensim ``KeyedVectors`` (for a dict of vectors, use
+                ``Space(list(d), np.stack(list(d.values())))``).
             ValueError: ``limit`` is not a positive integer.
         """
+        if not (hasattr(kv, "index_to_key") and hasattr(kv, "vectors")):
+            raise TypeError(f"kv must be gensim KeyedVectors (index_to_key, vectors), got {type(kv).__name__}; "
+                            "for a dict word → vector use Space(list(d), np.stack(list(d.values())))")
         n = len(kv.index_to_key)
         if limit is not None:
             if not isinstance(limit, (int, np.integer)) or isinstance(limit, bool) or limit <= 0:
@@ -267,16 +274,22 @@ def knn(
         ``(ids, scores)``, each ``(q, k)``.
 
     Raises:
-        ValueError: widths differ, NaN or infinity, a bad ``k``, or ``exclude`` without one list per query.
+        ValueError: widths differ, an empty table, NaN or infinity, a bad ``k``, or ``exclude`` without one
+            list per query or with a row outside the table.
     """
     q = np.atleast_2d(_array(queries, "queries", (1, 2)))
     t = _array(table, "table", 2)
     if q.shape[1] != t.shape[1]:
         raise ValueError(f"queries of width {q.shape[1]} do not match a table of shape {t.shape}")
+    if len(t) == 0:
+        raise ValueError("the table is empty: there are no rows to search; pass a table with at least one row")
     if exclude is not None:
         if len(exclude) != len(q):
             raise ValueError(f"exclude needs one list per query: {len(exclude)} lists for {len(q)} queries")
-        exclude = [sorted({int(r) for r in rows if 0 <= int(r) < len(t)}) for rows in exclude]
+        exclude = [sorted({int(r) for r in rows}) for rows in exclude]
+        bad = [r for rows in exclude for r in rows if not 0 <= r < len(t)]
+        if bad:
+            raise ValueError(f"exclude holds row {bad[0]}, outside the table's rows 0 .. {len(t) - 1}")
     _check_k(k, len(t) - (max(map(len, exclude)) if exclude else 0))
     if not isinstance(max_block, (int, np.integer)) or max_block <= 0:
         raise ValueError(f"max_block must be a positive integer, got {max_block!r}")
@@ -537,9 +550,15 @@ def read_analogies(path: str | Path | None = None, lower: bool = True) -> dict[s
     path = Path(path) if path is not None else data.analogy_questions()
     if not path.exists():
         raise FileNotFoundError(f"analogy file {path} does not exist")
+    if not path.is_file():
+        raise ValueError(f"{path} is not a file; pass the analogy file inside it")
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as err:
+        raise ValueError(f"{path} is not UTF-8 text (byte {err.start}); convert it to UTF-8 first") from None
     out: dict[str, list[Question]] = {}
     section = None
-    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+    for n, line in enumerate(text.splitlines(), 1):
         line = line.split("#", 1)[0].strip()
         if not line:
             continue
@@ -620,11 +639,14 @@ class AnalogyResult:
             the share, in ``[0, 1]``.
 
         Raises:
-            ValueError: an unknown convention, or an empty selection.
+            ValueError: an unknown convention, a mask of the wrong length, or an empty selection.
         """
         ok = self.correct(which)
         if mask is not None:
-            ok = ok[np.asarray(mask, dtype=bool)]
+            mask = np.asarray(mask, dtype=bool)
+            if mask.shape != ok.shape:
+                raise ValueError(f"mask must hold one flag per question ({len(ok)}), got shape {mask.shape}")
+            ok = ok[mask]
         if len(ok) == 0:
             raise ValueError("no questions to score: the selection is empty")
         return float(ok.mean())

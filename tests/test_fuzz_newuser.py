@@ -470,3 +470,28 @@ def test_pick_accepts_any_case_and_describe_reports_a_bad_setting(monkeypatch):
     assert device.pick("CPU") == device.pick(" cpu ") == torch.device("cpu")
     monkeypatch.setenv("EMBEDBOOK_DEVICE", "tpu")
     assert device.describe()["device"].startswith("none:")
+
+
+# --- finding 18, nits: similarity objects ------------------------------------------------------------------
+
+def test_similarity_objects_and_files_checked(tmp_path):
+    from embedbook import similarity
+    with pytest.raises(TypeError, match="KeyedVectors"):
+        similarity.Space.from_keyed({"a": [1, 2]})
+    with pytest.raises(ValueError, match="0 dimensions"):
+        similarity.Space(["a", "b"], np.ones((2, 0)))
+    with pytest.raises(ValueError, match="not a file"):
+        similarity.read_analogies(tmp_path)
+    bad = tmp_path / "latin1.txt"
+    bad.write_bytes(": s\ncaf\xe9 a b c\n".encode("latin-1"))
+    with pytest.raises(ValueError, match="not UTF-8"):
+        similarity.read_analogies(bad)
+    with pytest.raises(ValueError, match="table is empty"):
+        similarity.knn(np.ones(4), np.zeros((0, 4)), 1)
+    with pytest.raises(ValueError, match="outside the table"):
+        similarity.knn(np.ones(4), np.eye(4), 1, exclude=[[7]])
+    sp = similarity.Space(list("abcdefg"), np.random.default_rng(0).normal(size=(7, 4)))
+    res = similarity.evaluate_analogies(sp, {"s": [("a", "b", "c", "d"), ("b", "c", "d", "e")]}, restrict=None)
+    with pytest.raises(ValueError, match="one flag per question"):
+        res.accuracy(mask=np.ones(7, bool))
+    assert 0 <= res.accuracy(mask=np.ones(2, bool)) <= 1
