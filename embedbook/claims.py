@@ -177,7 +177,7 @@ CLAIMS: dict[str, Claim] = {c.id: c for c in [
        "Vocabulary 100K × dimension 1,000 = 100M parameters, often a sizeable share of the model.", "03_sizing", "sizing"),
     _c("C36", SHORT, "发生的是查表，等价于一次矩阵乘法", "所以多语言模型的嵌入层通常比单语模型厚",
        "so multilingual models usually have thicker embedding layers than monolingual ones",
-       "Multilingual models have thicker embedding layers than monolingual ones.", "03_sizing", "sizing"),
+       "Multilingual models usually have thicker embedding layers than monolingual ones.", "03_sizing", "sizing"),
     _c("C37", SHORT, "发生的是查表，等价于一次矩阵乘法", "位置编码不在嵌入矩阵里，是另一套加进去的量",
        "positional encoding is not in the embedding matrix; it is a separate set of quantities added in",
        "Position information is added separately, not stored in the embedding matrix; later layers keep the dimension "
