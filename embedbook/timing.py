@@ -13,10 +13,11 @@ verdict or test outcome depends on them alone.
 
 from __future__ import annotations
 
+import contextlib
 import statistics
 import time
 from dataclasses import dataclass
-from typing import Callable, Mapping
+from typing import Callable, Iterator, Mapping
 
 import torch
 
@@ -56,6 +57,23 @@ def synchronize(device: torch.device | str | None) -> None:
         torch.cuda.synchronize(dev)
     elif dev.type == "mps":
         torch.mps.synchronize()
+
+
+@contextlib.contextmanager
+def one_cpu_thread(device: torch.device | str | None = None) -> Iterator[None]:
+    """Run the block on one CPU thread (when ``device`` is the CPU), restoring the thread count after.
+
+    For timings that must survive a busy machine: a multi-threaded operator waits for its slowest
+    thread, so when another process takes a core single calls become arbitrarily slow; on one thread
+    the load slows every call alike, and a ratio of interleaved times stays meaningful.
+    """
+    threads = torch.get_num_threads()
+    if _device(device).type == "cpu":
+        torch.set_num_threads(1)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(threads)
 
 
 def _check(reps: int, warmup: int) -> None:

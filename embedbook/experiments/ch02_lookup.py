@@ -172,18 +172,11 @@ def run_cost(
     tables = {v: torch.randn(v, dim, generator=gen).to(dev) for v in vocab_sizes}
     few = {v: torch.randint(0, v, (n_tokens,), generator=gen).to(dev) for v in vocab_sizes}
     many = {v: torch.randint(0, v, (gather_tokens,), generator=gen).to(dev) for v in vocab_sizes}
-    # One CPU thread while timing: on a busy machine a multi-threaded operator waits for its slowest thread,
-    # which makes single calls arbitrarily slow; one thread slows every size alike.
-    threads = torch.get_num_threads()
-    try:
-        if dev.type == "cpu":
-            torch.set_num_threads(1)
+    with timing.one_cpu_thread(dev):  # a busy machine then slows every size alike
         g = timing.interleaved({v: (lambda v=v: F.embedding(many[v], tables[v])) for v in vocab_sizes}, reps=reps, device=dev)
         m = timing.interleaved(
             {v: (lambda v=v: F.one_hot(few[v], v).float() @ tables[v]) for v in vocab_sizes}, reps=reps, device=dev
         )
-    finally:
-        torch.set_num_threads(threads)
     gather_s = [g[v].best * n_tokens / gather_tokens for v in vocab_sizes]
     matmul_s = [m[v].best for v in vocab_sizes]
     small, large = vocab_sizes[0], vocab_sizes[-1]

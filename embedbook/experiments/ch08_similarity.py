@@ -285,14 +285,9 @@ def run_retrieval(table, n_queries: int = 20, k: int = 10, batch: int = 1, reps:
     a, b = normalised(), on_the_fly()
     ids_a, ids_b = torch.cat([x.indices for x in a]), torch.cat([x.indices for x in b])
     sc_a, sc_b = torch.cat([x.values for x in a]), torch.cat([x.values for x in b])
-    threads = torch.get_num_threads()
-    if dev.type == "cpu":
-        torch.set_num_threads(1)
-    try:
+    with timing.one_cpu_thread(dev):
         times = timing.interleaved({"normalised": normalised, "on_the_fly": on_the_fly, "cached": cached},
                                    reps=reps, device=dev)
-    finally:
-        torch.set_num_threads(threads)
     ratios = [f / n for f, n in zip(times["on_the_fly"].times, times["normalised"].times)]
     ratios_cached = [c / n for c, n in zip(times["cached"].times, times["normalised"].times)]
     work = retrieval_work(len(t), t.shape[1], batch)
