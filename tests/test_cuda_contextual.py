@@ -87,3 +87,8 @@ def test_chapter_checks_reach_the_cpu_verdicts_on_cuda(cpu, gpu):
     ref = ch11.run_contextuality(*cpu, n_lee=40, n_wiki=0, n_random=200, boot=200)
     assert ctx.n_words == ref.n_words
     np.testing.assert_allclose(ctx.released_adj, ref.released_adj, atol=5e-3)
+    np.testing.assert_allclose(ctx.matched_adj, ref.matched_adj, atol=5e-3)
+    assert ch11.check_c11(ctx).verdict == ch11.check_c11(ref).verdict
+    cpu_senses = ch11.run_senses(*cpu)
+    assert abs(senses.acc_context_bag - cpu_senses.acc_context_bag) <= 1 / 80  # float sums may break one tie
+    assert ch11.check_c46(cost).verdict == ch11.check_c46(ch11.run_cost(*cpu, cpu_senses, copies=1, reps=1)).verdict
