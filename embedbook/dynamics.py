@@ -383,8 +383,22 @@ def loss_by_count(losses: torch.Tensor, inputs: torch.Tensor, train_counts: torc
         ``(mean loss in nats, number of positions)``.
 
     Raises:
-        ValueError: shapes differ, ``low > high``, or no position falls in the band.
+        TypeError: not torch tensors, or ``inputs`` / ``train_counts`` not integers.
+        ValueError: shapes differ, ``low > high``, an input id outside ``train_counts``, NaN or infinite
+            losses, or no position falls in the band.
     """
+    for name, x in (("losses", losses), ("inputs", inputs), ("train_counts", train_counts)):
+        if not isinstance(x, torch.Tensor):
+            raise TypeError(f"{name} must be a torch tensor, got {type(x).__name__}; wrap it with torch.as_tensor(...)")
+    if inputs.is_floating_point() or train_counts.is_floating_point():
+        raise TypeError("inputs and train_counts must hold integers (ids and counts)")
+    if train_counts.dim() != 1:
+        raise ValueError(f"train_counts must be 1-D (one count per token id), got shape {tuple(train_counts.shape)}")
+    if inputs.numel() and (int(inputs.min()) < 0 or int(inputs.max()) >= len(train_counts)):
+        raise ValueError(f"an input id ({int(inputs.max())}) is outside train_counts' {len(train_counts)} tokens; "
+                         "count with torch.bincount(train_ids, minlength=vocab_size)")
+    if not torch.isfinite(losses).all():
+        raise ValueError("losses contain NaN or infinity")
     if losses.shape != inputs.shape:
         raise ValueError(f"losses and inputs must have the same shape, got {tuple(losses.shape)} and {tuple(inputs.shape)}")
     if low > high:

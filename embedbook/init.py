@@ -212,13 +212,18 @@ def load_vectors(embedding: torch.nn.Module | torch.Tensor, words: Sequence[str]
         alone.
 
     Raises:
-        TypeError: a bad table or mapping. ValueError: ``words`` and the table differ in length, a vector
-            of another length than ``d``, or a vector holding NaN or infinity.
+        TypeError: a bad table or mapping, or ``words`` a single string. ValueError: an empty table,
+            ``words`` and the table differ in length, a vector that is not 1-D of length ``d``, or a
+            vector holding NaN or infinity.
     """
     weight, padding = _weight_of(embedding)
     if weight.dim() != 2 or not weight.is_floating_point():
         raise TypeError(f"load_vectors needs a 2-D floating-point table, got {tuple(weight.shape)}, {weight.dtype}")
-    if isinstance(words, str) or len(words) != weight.shape[0]:
+    if isinstance(words, str):
+        raise TypeError("words must be a list of words, one per row (e.g. vocab.itos), not a single string")
+    if weight.shape[0] == 0:
+        raise ValueError("the table has no rows: there is nothing to load vectors into")
+    if len(words) != weight.shape[0]:
         raise ValueError(f"give one word per row: {weight.shape[0]} rows, got {len(words)} words")
     if isinstance(vectors, (str, list, tuple, np.ndarray, torch.Tensor)) or not (
             hasattr(vectors, "__contains__") and hasattr(vectors, "__getitem__")):
@@ -227,12 +232,14 @@ def load_vectors(embedding: torch.nn.Module | torch.Tensor, words: Sequence[str]
     rows, found = [], []
     for i, w in enumerate(words):
         if i != pad and w in vectors:
+            v = np.asarray(vectors[w], dtype=np.float32)
+            if v.shape != (weight.shape[1],):
+                raise ValueError(f"the vector of {w!r} has shape {v.shape}, but the table's rows have "
+                                 f"{weight.shape[1]} dimensions: give one 1-D vector of length {weight.shape[1]} per word")
             rows.append(i)
-            found.append(np.asarray(vectors[w], dtype=np.float32))
+            found.append(v)
     if found:
         table = np.stack(found)
-        if table.shape[1] != weight.shape[1]:
-            raise ValueError(f"the vectors have {table.shape[1]} dimensions, the table {weight.shape[1]}")
         if not np.isfinite(table).all():
             raise ValueError("a pretrained vector holds NaN or infinity")
         with torch.no_grad():

@@ -12,8 +12,10 @@ Used by chapter 03 (Parameters and memory) and by the chapters on tying (04) and
 from __future__ import annotations
 
 import math
+import operator
 from dataclasses import dataclass, field
 
+import numpy as np
 import torch
 
 from embedbook.device import pick
@@ -55,6 +57,17 @@ class ModelConfig:
     source: str
     head_dim: int | None = None
     kind: str = "decoder"
+
+    def __post_init__(self) -> None:
+        for name in ("vocab", "d", "layers", "heads"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
+                raise ValueError(f"ModelConfig {self.name!r}: {name} must be a positive int, got {value!r}")
+        if self.head_dim is not None and (isinstance(self.head_dim, bool) or not isinstance(self.head_dim, int)
+                                          or self.head_dim <= 0):
+            raise ValueError(f"ModelConfig {self.name!r}: head_dim must be a positive int or None, got {self.head_dim!r}")
+        if isinstance(self.params, bool) or not isinstance(self.params, (int, float)) or not self.params > 0:
+            raise ValueError(f"ModelConfig {self.name!r}: params must be a positive number, got {self.params!r}")
 
     @property
     def embedding_params(self) -> int:
@@ -136,8 +149,10 @@ MAX_ALLOC_BYTES = 2**31  # measured_bytes allocates for real on a device only up
 
 
 def _positive_int(name: str, value, *, zero: bool = False) -> int:
-    if not isinstance(value, int) or isinstance(value, bool):
+    """``value`` as a Python int (NumPy and torch integers accepted: sizes often come out of arrays)."""
+    if isinstance(value, bool) or not hasattr(value, "__index__"):
         raise ValueError(f"{name} must be an int, got {value!r} ({type(value).__name__})")
+    value = operator.index(value)
     if value < 0 or (value == 0 and not zero):
         raise ValueError(f"{name} must be {'>= 0' if zero else 'positive'}, got {value}")
     return value
@@ -197,7 +212,7 @@ def formula_bytes(params: int, dtype: str) -> int:
     Raises:
         ValueError: ``params`` is not an int ``>= 0``, or the dtype is unknown.
     """
-    _positive_int("params", params, zero=True)
+    params = _positive_int("params", params, zero=True)
     if _dtype_name(dtype) == "int4":
         return (params + 1) // 2
     return params * int(BYTES_PER_VALUE[dtype])
@@ -224,7 +239,7 @@ def measured_bytes(vocab: int, d: int, dtype: str, device: str | torch.device = 
             unknown device, or a real-device tensor above :data:`MAX_ALLOC_BYTES` (use the meta device for
             such sizes). RuntimeError: a device that is not present here (see :func:`embedbook.device.pick`).
     """
-    embedding_params(vocab, d)
+    vocab, d = _positive_int("vocab", vocab), _positive_int("d", d)
     _dtype_name(dtype)
     if dtype == "int4" and d % 2:
         raise ValueError(f"packed int4 stores two values per byte and needs an even d, got {d}")
@@ -294,8 +309,7 @@ def head_dim(d: int, heads: int) -> int:
         ValueError: either is not a positive int, or ``heads`` does not divide ``d`` (choose a head
             count that divides ``d``, or project Q, K and V to ``heads × head_dim`` columns yourself).
     """
-    _positive_int("d", d)
-    _positive_int("heads", heads)
+    d, heads = _positive_int("d", d), _positive_int("heads", heads)
     if d % heads:
         raise ValueError(f"d={d} is not divisible by {heads} heads; choose a head count that divides d")
     return d // heads
@@ -312,11 +326,11 @@ def attention_flops(n: int, d: int, project: bool = True) -> dict[str, int]:
     - ``total``.
 
     Raises:
-        ValueError: ``n`` or ``d`` not a positive int.
+        ValueError: ``n`` or ``d`` not a positive int. TypeError: ``project`` is not a bool.
     """
-    for name, value in (("n", n), ("d", d)):
-        if not isinstance(value, int) or isinstance(value, bool) or value <= 0:
-            raise ValueError(f"{name} must be a positive int, got {value!r}")
+    n, d = _positive_int("n", n), _positive_int("d", d)
+    if not isinstance(project, (bool, np.bool_)):
+        raise TypeError(f"project must be True or False, got {project!r}")
     out = {"projections": 8 * n * d * d if project else 0, "scores": 2 * n * n * d, "mix": 2 * n * n * d}
     out["total"] = sum(out.values())
     return out

@@ -495,3 +495,42 @@ def test_similarity_objects_and_files_checked(tmp_path):
     with pytest.raises(ValueError, match="one flag per question"):
         res.accuracy(mask=np.ones(7, bool))
     assert 0 <= res.accuracy(mask=np.ones(2, bool)) <= 1
+
+
+# --- finding 18, nits: dynamics, sizing, init ------------------------------------------------------------
+
+def test_loss_by_count_checks_its_inputs():
+    from embedbook import dynamics
+    losses, inputs = torch.rand(2, 6), torch.randint(0, 12, (2, 6))
+    counts = torch.bincount(inputs.reshape(-1), minlength=12)
+    with pytest.raises(ValueError, match="outside train_counts"):
+        dynamics.loss_by_count(losses, inputs, counts[:3])
+    with pytest.raises(TypeError, match="torch tensor"):
+        dynamics.loss_by_count(losses.numpy(), inputs.numpy(), counts.numpy())
+    with pytest.raises(ValueError, match="NaN"):
+        dynamics.loss_by_count(losses * math.nan, inputs, counts)
+    mean, n = dynamics.loss_by_count(losses, inputs, counts, 1, 100)
+    assert n == 12 and math.isfinite(mean)
+
+
+def test_sizing_accepts_numpy_ints_and_checks_flags_and_configs():
+    from embedbook import sizing
+    assert sizing.embedding_params(np.int64(5), 768) == 3840
+    assert sizing.measured_bytes(np.int64(10), 4, "fp32") == 160
+    with pytest.raises(TypeError, match="project must be True or False"):
+        sizing.attention_flops(512, 768, project="no")
+    with pytest.raises(ValueError, match="heads must be a positive int"):
+        sizing.ModelConfig("x", 10, 8, 1, 0, 1e6, True, False, 2020, "x")
+
+
+def test_load_vectors_messages():
+    from embedbook import init
+    table = torch.zeros(3, 2)
+    with pytest.raises(TypeError, match="single string"):
+        init.load_vectors(table, "abc", {})
+    with pytest.raises(ValueError, match=r"shape \(1, 2\)"):
+        init.load_vectors(table, ["a", "b", "c"], {"a": np.ones((1, 2))})
+    with pytest.raises(ValueError, match="no rows"):
+        init.load_vectors(torch.zeros(0, 2), [], {})
+    with pytest.raises(ValueError, match="length 2"):
+        init.load_vectors(table, ["a", "b", "c"], {"a": [1.0, 2.0], "b": [1.0, 2.0, 3.0]})
