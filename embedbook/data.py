@@ -137,11 +137,13 @@ def _load_encoder(name: str, dev):
 
 
 def _hub_offline() -> bool:
-    """Whether the Hugging Face hub client is in offline mode (it reads ``HF_HUB_OFFLINE`` once, at import)."""
+    """Whether the user asked for offline mode: ``HF_HUB_OFFLINE`` now, or as the hub client read it at import."""
+    if os.environ.get("HF_HUB_OFFLINE", "").strip().lower() in ("1", "true", "yes", "on"):
+        return True
     try:
         from huggingface_hub import constants
     except ImportError:
-        return os.environ.get("HF_HUB_OFFLINE", "").lower() in ("1", "true", "yes", "on")
+        return False
     return bool(constants.HF_HUB_OFFLINE)
 
 
