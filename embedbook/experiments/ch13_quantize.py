@@ -383,6 +383,12 @@ class Robustness(Result):
     tok_emb_median_4: float
     tok_att_median_4: float
     tok_layer_median_4: float
+    tok_emb_move_8: list[float] = field(default_factory=list)  # per token: relative move, only the table quantised
+    tok_att_move_8: list[float] = field(default_factory=list)  # only all attention projections
+    tok_block_move_8: list[list[float]] = field(default_factory=list)  # [block][token]: only that block's
+    tok_emb_move_4: list[float] = field(default_factory=list)
+    tok_att_move_4: list[float] = field(default_factory=list)
+    tok_block_move_4: list[list[float]] = field(default_factory=list)
 
     def extra_glue(self) -> dict:
         return {"ratio_8": self.att_median_8 / self.emb_median_8, "ratio_4": self.att_median_4 / self.emb_median_4,
@@ -418,7 +424,10 @@ def run_robustness(tokenizer, model, sentences: Sequence[str]) -> Robustness:
         f["block_params"] = blocks[0][2]
         per_block = np.stack([x[0] for x in blocks])  # [block, sentence]
         typical = np.median(per_block, axis=0)  # a typical single layer, per sentence
-        tok_typical = np.median(np.stack([x[3] for x in blocks]), axis=0)  # per token
+        tok_blocks = np.stack([x[3] for x in blocks])  # [block, token]
+        tok_typical = np.median(tok_blocks, axis=0)  # per token
+        f[f"tok_emb_move_{b}"], f[f"tok_att_move_{b}"] = te.tolist(), ta.tolist()
+        f[f"tok_block_move_{b}"] = tok_blocks.tolist()
         f[f"tok_wins_all_{b}"], f[f"tok_wins_layer_{b}"] = float(np.mean(te < ta)), float(np.mean(te < tok_typical))
         f[f"tok_emb_median_{b}"], f[f"tok_att_median_{b}"] = float(np.median(te)), float(np.median(ta))
         f[f"tok_layer_median_{b}"] = float(np.median(tok_typical))
