@@ -3,7 +3,8 @@
 - stored clean (no outputs), one ``parameters`` cell with ``SMOKE = False``, at most one ``smoke`` cell
   after it, the Python 3 kernel;
 - plumbing out of sight: no visible code cell glues, installs or switches on ``SMOKE`` (the Colab install
-  cell, the parameters, the smoke sizes, set-up and glue carry ``remove-cell``);
+  cell, the smoke sizes and glue carry ``remove-cell``); the parameters and the set-up (imports, device)
+  are on the page collapsed (``hide-input``), since the visible code and the exercises use them;
 - teach first: at least one visible ``mechanism`` cell in plain torch / numpy (no call into the package),
   and a visible ``check`` cell that compares the package with it (``torch.equal``, ``allclose`` or an
   ``assert``);
@@ -73,7 +74,20 @@ def test_plumbing_is_out_of_sight(name):
         assert not re.search(r"(^|[\s.])glue\(", src), f"{name}: visible cell {i} calls glue; tag it remove-cell"
         assert "google.colab" not in src and "%pip" not in src, f"{name}: the install cell {i} is visible"
         assert "if SMOKE" not in src, f"{name}: visible cell {i} switches on SMOKE"
-        assert not tags(c) & {"parameters", "smoke"}, f"{name}: the parameters / smoke cell {i} is visible"
+        assert "smoke" not in tags(c), f"{name}: the smoke cell {i} is visible"
+        if "parameters" in tags(c):
+            assert "hide-input" in tags(c), f"{name}: the parameters cell {i} must be collapsed (hide-input)"
+
+
+@pytest.mark.parametrize("name", LESSONS)
+def test_parameters_and_set_up_are_on_the_page_collapsed(name):
+    """The visible code uses the names the parameters and set-up cells define (and the exercises point at
+    the parameters): a reader must be able to open them, so they are collapsed, not removed."""
+    collapsed = [i for i, c in enumerate(cells(name)) if "hide-input" in tags(c)]
+    params = [i for i, c in enumerate(cells(name)) if "parameters" in tags(c)]
+    assert params and params[0] in collapsed, f"{name}: tag the parameters cell hide-input"
+    set_up = [i for i in collapsed if i != params[0] and re.search(r"^(from|import) ", source(cells(name)[i]), re.M)]
+    assert set_up, f"{name}: the set-up cell (imports, device) should be hide-input, not remove-cell"
 
 
 @pytest.mark.parametrize("name", LESSONS)
