@@ -510,8 +510,12 @@ class LayerMeasures:
         return self.per_word_mev[method] - (self.matched_base if method == "centred" else self.base_mev[method])
 
     def table(self):
-        """A pandas DataFrame, one row per layer: the measures, their baselines and adjusted values."""
-        import pandas as pd
+        """A pandas DataFrame, one row per layer: the measures, their baselines and adjusted values.
+
+        Raises ``embedbook.data.MissingResource`` (naming the extra) when pandas is not installed."""
+        from embedbook import data
+
+        pd = data._need("pandas")
 
         adj = self.adjusted()
         cols = {"self-sim": self.self_sim, "intra-sim": self.intra_sim, "random cos": self.base_cos,

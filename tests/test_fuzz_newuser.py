@@ -534,3 +534,12 @@ def test_load_vectors_messages():
         init.load_vectors(torch.zeros(0, 2), [], {})
     with pytest.raises(ValueError, match="length 2"):
         init.load_vectors(table, ["a", "b", "c"], {"a": [1.0, 2.0], "b": [1.0, 2.0, 3.0]})
+
+
+def test_layer_table_without_pandas_names_the_extra(monkeypatch):
+    from embedbook import contextual
+    states = [np.random.default_rng(i).normal(size=(2, 3, 4)).astype(np.float32) for i in range(6)]
+    res = contextual.measure_layers(states, {"w": [(0, 0), (1, 0), (2, 0)]}, n_random=4, draws=1)
+    monkeypatch.setitem(sys.modules, "pandas", None)
+    with pytest.raises(data.MissingResource, match="pandas"):
+        res.table()
