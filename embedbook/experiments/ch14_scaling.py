@@ -357,16 +357,16 @@ def check_c26(r: Scaling) -> claims.Verdict:
         ] if bad]
         return head + {
             CONFIRMED: "The frequent ids do make do with fewer dimensions here: the article's assignment loses at most "
-            f"{tol} nats on every seed. " + paper + mini,
-            CORRECTED: "The saving without loss holds, but in the opposite direction to the article's: giving the "
-            f"frequent function words the fewest dimensions loses more than {tol} nats on every seed against giving "
-            "them the most. " + paper + mini,
+            f"{tol} nats on every seed. " + paper + mini.rstrip(),
+            CORRECTED: "The memory is saved without loss, as the paper cited next reports, but with the bands the "
+            "other way round from the article's: giving the frequent function words the fewest dimensions loses more "
+            f"than {tol} nats on every seed against giving them the most. " + paper + mini.rstrip(),
             REFUTED: (
                 "The adaptive input does not save enough parameters to matter in this configuration. "
                 if f["saving"] < claims.rule_of("C26").thresholds["saving_min"] else
                 "The cited paper reports a loss against fixed-size embeddings. "
-            ) + mini,
-            INCONCLUSIVE: "The runs do not settle the direction (" + "; ".join(why) + "). " + paper,
+            ) + mini.rstrip(),
+            INCONCLUSIVE: "The runs do not settle the direction (" + "; ".join(why) + "). " + paper.rstrip(),
         }[v]
 
     n_runs = sum(len(r.plateau[a]) for a in ("full", "adaptive", "reversed"))
