@@ -390,3 +390,35 @@ def test_stratified_gap_and_auc():
     auc, used = ch09.within_section_auc(score, ok, strata)
     assert auc == pytest.approx(1.0) and used == 2
     assert ch09.within_section_auc(np.zeros(40), ok, strata)[0] == pytest.approx(0.5)  # ties count half
+
+
+def test_page_helpers_of_ch08_and_ch09(space, tmp_path):
+    assert ch08.power_of_ten(1e-6) == "10⁻⁶" and ch08.power_of_ten(1e-12) == "10⁻¹²"
+    assert ch08.power_of_ten(0.0) == "exactly 0" and ch08.power_of_ten(1.0) == "1"
+    assert "e-" not in ch08.power_of_ten(ch08.upper_bound(3e-7, 1e-6))
+    assert ch08.device_words("cpu") == "the CPU" and ch08.device_words("cuda") == "the GPU"
+    table = ch08.neighbour_table(space, ["king", "apple"], 3)
+    assert list(table.columns.get_level_values(0)) == ["king"] * 3 + ["apple"] * 3
+    assert list(table[("king", "cosine")]) == [w for w, _ in S.neighbours(space, "king", 3)]
+    kq = ch09.run_analogy(space, "man", "king", "woman", expected="queen")
+    answers = ch09.answers_table(kq)
+    assert list(answers.index) == list(range(1, len(kq.top_excl) + 1))
+    assert answers.iloc[0, 0].startswith("queen (")
+    path = tmp_path / "q.txt"
+    path.write_text(": gender\nman woman king queen\nking queen man woman\n")
+    res = S.evaluate_analogies(space, S.read_analogies(path), restrict=None)
+    html = ch09.section_table(res).to_html()
+    assert "gender" in html and "all" in html and "%" in html
+
+
+def test_c40_evidence_follows_glove_top_words():
+    def lf(name, rho):
+        return ch08.LengthFrequency(name, "f", np.ones(10), np.ones(10), rho, 0.1)
+
+    spaces = [lf("GloVe", 0.36), lf("Word2Vec", 0.93), lf("MiniLM input", 0.81)]
+    tail = ch08.check_c40(ch08.Norms(spaces=spaces, scale_err=1e-12, rho_glove_top=0.04))
+    assert tail.verdict == claims.CONFIRMED
+    assert "10⁻¹²" in tail.evidence and "e-12" not in tail.evidence
+    assert "in GloVe through its rare tail only" in tail.evidence
+    whole = ch08.check_c40(ch08.Norms(spaces=spaces, scale_err=1e-12, rho_glove_top=0.35))
+    assert "rare tail" not in whole.evidence and "every space measured" in whole.evidence

@@ -205,3 +205,20 @@ def test_usage_examples_skip_function_words():
     u.words = ["about", "also", "fires", "police"]
     u.per_word = {"across": np.array([0.0, 0.0, 0.1, 0.2]), "seed": np.array([0.9, 0.9, 0.9, 0.9])}
     assert u.examples(2) == ["fires", "police"]
+
+
+def test_page_helpers_of_ch10(corpus):
+    sp = W.as_space(W.train(corpus, vector_size=16, min_count=1, epochs=5, seed=0))
+    table = ch10.neighbour_table({"a": (sp, "apple"), "gone": (sp, "missing")}, k=2)
+    assert list(table.columns) == ["a"] and len(table) == 2
+    assert "a: " in ch10.neighbours_sentence(table, 2)
+    assert "None of these words" in ch10.neighbours_sentence(table[[]], 2)
+    agree = ch10.run_agreement({"x": sp, "y": sp}, n_words=5, k=2)
+    assert agree.loc["x", "y"] == pytest.approx(1.0) and agree.loc["y", "x"] == agree.loc["x", "y"]
+    from embedbook import similarity
+
+    fam = sorted({w for q in similarity.read_analogies()["family"] for w in q})
+    rng = np.random.default_rng(0)
+    fs = similarity.Space(fam, rng.normal(size=(len(fam), 6)).astype(np.float32))
+    words, groups, xy = ch10.map_points(fs, 10, {"family": "family", "also": "family"})
+    assert len(words) == len(set(words)) == len(groups) == xy.shape[0] and xy.shape[1] == 2

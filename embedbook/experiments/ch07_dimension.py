@@ -279,7 +279,7 @@ def check_c17(r: Sweep) -> claims.Verdict:
             CONFIRMED: f"Both ends lose to the middle on every seed: too narrow a model cannot hold what the corpus "
             f"offers, and the widest, with {r.params[-1]:,} parameters for {r.train_tokens:,} training tokens, is "
             "worse "
-            "even at its best validation point, where early stopping caught it before it overfitted further.",
+            "even at its best validation point, which early stopping restored.",
             CORRECTED: f"Too narrow a table loses on every seed, but the widest model tried was also the best on every "
             f"seed: on this corpus d = {dn} is not yet 'too large'. The cost side of the claim holds by arithmetic "
             "(parameters and FLOPs grow with d); the overfitting side did not show up to this width.",
@@ -573,7 +573,7 @@ def check_c42(r: Widths) -> claims.Verdict:
 SUMMARY: dict[str, dict[str, str]] = {
     "C17": {
         CONFIRMED: "on little text both the narrowest and the widest model lost to a middle width on every seed: too "
-        "small a d limits the model, and too large a d costs parameters and FLOPs and overfits",
+        "small a d limits the model, and too large a d costs parameters and FLOPs and is worse on this much text",
         CORRECTED: "too small a d lost on every seed, but the widest model tried was the best: on this much text the "
         "overfitting side did not show up to that width",
         REFUTED: "the narrowest model was the best on every seed: too small a d did not limit it here",

@@ -21,6 +21,34 @@ def upper_bound(x: float, floor: float) -> float:
     return floor if x <= floor else float(10 ** math.ceil(math.log10(x)))
 
 
+_SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
+
+
+def power_of_ten(x: float) -> str:
+    """A bound from :func:`upper_bound` for prose: ``1e-06`` → "10⁻⁶", 0 → "exactly 0"."""
+    if x == 0:
+        return "exactly 0"
+    e = round(math.log10(x))
+    if abs(x - 10.0 ** e) > 1e-9 * abs(x):
+        return f"{x:.2g}"
+    return "1" if e == 0 else "10" + str(e).translate(_SUPERSCRIPT)
+
+
+def device_words(device: str) -> str:
+    """The processor a result was measured on, for prose: "cpu" → "the CPU", "cuda" → "the GPU"."""
+    return {"cpu": "the CPU", "cuda": "the GPU", "mps": "the Apple GPU"}.get(device, f"the {device} device")
+
+
+def neighbour_table(space: Space, words: list[str], k: int = 10,
+                    measures: tuple[str, ...] = ("cosine", "dot", "euclidean")):
+    """The ``k`` nearest words of each of ``words`` under each measure: a DataFrame whose columns are
+    (word, measure) and whose rows are the ranks 1…k (hide its index)."""
+    import pandas as pd
+
+    return pd.concat({w: pd.DataFrame({m: [x for x, _ in similarity.neighbours(space, w, k, m)]
+                                       for m in measures}) for w in words}, axis=1)
+
+
 # --- three measures, three neighbour lists -------------------------------------------------------------
 
 
@@ -185,16 +213,21 @@ def check_c40(r: Norms) -> claims.Verdict:
         listing = "; ".join(f"{s.name} ({len(s.lengths):,} words): ρ = {s.rho:+.2f}" for s in r.spaces)
         weak = [s.name for s in r.spaces if abs(s.rho) < t["rho_min"]]
         text = (
-            f"Scaling a vector by 0.01, 3 or 1,000 changed its cosines by at most {r.scale_err:.0e}: cosine ignores "
+            f"Scaling a vector by 0.01, 3 or 1,000 changed its cosines by at most {power_of_ten(r.scale_err)}: "
+            "cosine ignores "
             f"length. Spearman correlation between a word's vector length and its log frequency — {listing}. "
         )
         if weak:
             text += f"Below {t['rho_min']} in {', '.join(weak)}. "
-        if abs(r.rho("GloVe")) >= t["rho_min"] and abs(r.rho_glove_top) < t["rho_min"]:
+        tail_only = abs(r.rho("GloVe")) >= t["rho_min"] and abs(r.rho_glove_top) < t["rho_min"]
+        if tail_only:
             text += (f"In GloVe the relation sits in the rare tail: among its {r.glove_top:,} most frequent words "
                      f"ρ = {r.rho_glove_top:+.2f}, and only the rarer words are markedly shorter. ")
         return text + {
-            CONFIRMED: "Length carries frequency in every space measured; cosine divides it out, a raw dot product keeps it.",
+            CONFIRMED: ("Over whole vocabularies length carries frequency in every space measured, in GloVe "
+                        "through its rare tail only"
+                        if tail_only else "Length carries frequency in every space measured")
+            + "; cosine divides it out, a raw dot product keeps it.",
             CORRECTED: "Length carries frequency in some spaces, not in all.",
             REFUTED: "Length carries no frequency information worth the name here, or cosine is not length-free.",
         }[v]
@@ -236,6 +269,8 @@ class Retrieval(Result):
 
     def extra_glue(self) -> dict:
         return {"work_ratio": self.work_ratio, "work_ratio_cached": self.work_cached / self.work_normalised,
+                "max_score_diff_text": power_of_ten(self.max_score_diff),
+                "device_text": device_words(self.device),
                 "saving": 1 - self.work_normalised / self.work_on_the_fly,
                 "saving_cached": 1 - self.work_normalised / self.work_cached}
 
@@ -347,9 +382,9 @@ def check_c41(r: Retrieval) -> claims.Verdict:
         head = (
             f"Top-{r.k} over all {r.n_rows:,} rows ({r.dim} wide) for {r.n_queries} queries, {calls}: the two routes "
             f"return the same top-{r.k} list for {r.same_topk} of {r.n_queries} queries, and their scores differ by "
-            f"at most {r.max_score_diff:.0e}. Counted, a cosine that keeps the row lengths does {work_cached:.3f}× "
-            f"the operations of the normalised route, and timed in turn on this machine ({r.device}) it took "
-            f"{r.bench_ratio_cached:.2f}× as long; a cosine that recomputes the {r.n_rows:,} row lengths on every "
+            f"at most {power_of_ten(r.max_score_diff)}. Counted, a cosine that keeps the row lengths does {work_cached:.3f}× "
+            f"the operations of the normalised route, and timed in turn on {device_words(r.device)} it took "
+            f"{r.bench_ratio_cached:.2f}× as long (median of the rounds' ratios); a cosine that recomputes the {r.n_rows:,} row lengths on every "
             f"call does {r.work_ratio:.2f}× the operations and took {r.bench_ratio:.1f}× as long "
             f"({r.bench_ms_on_the_fly:.1f} against {r.bench_ms_normalised:.1f} ms per query). "
         )

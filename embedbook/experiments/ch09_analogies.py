@@ -431,3 +431,30 @@ def check_c45(r: AnalogySet) -> claims.Verdict:
                 "95 % intervals from the question counts; the name gap compares whole place-name sections, so it "
                 "is confounded with relation type; the homograph list is the book's own and small")
     return claims.judge("C45", figures, evidence, strength)
+
+
+# --- tables for the page ------------------------------------------------------------------------------------
+
+
+def answers_table(r: Analogy):
+    """The top answers of one analogy (:func:`run_analogy`), inputs excluded and allowed side by side, each
+    as "word (cosine)", ranked from 1. A DataFrame whose index is the rank."""
+    import pandas as pd
+
+    q = f"{r.b} − {r.a} + {r.c}"
+    return pd.DataFrame({f"{q} (inputs excluded)": [f"{w} ({s:.2f})" for w, s in r.top_excl],
+                         "inputs allowed": [f"{w} ({s:.2f})" for w, s in r.top_incl]},
+                        index=pd.RangeIndex(1, len(r.top_excl) + 1, name="rank"))
+
+
+def section_table(res: AnalogyResult):
+    """Questions and accuracy per section of an analogy evaluation, and over all of them, formatted for
+    the page (a pandas Styler): 3CosAdd with the inputs excluded and allowed, and the nearest word to c."""
+    import pandas as pd
+
+    rows = {s: [v["n"], v["excl"], v["incl"], v["base"]] for s, v in res.by_section().items()}
+    rows["all"] = [len(res.questions), res.accuracy("excl"), res.accuracy("incl"), res.accuracy("base")]
+    cols = ["questions", "inputs excluded", "inputs allowed", "nearest to c"]
+    table = pd.DataFrame.from_dict(rows, orient="index", columns=cols)
+    table.index.name = "section"
+    return table.style.format({"questions": "{:,.0f}", **{c: "{:.1%}" for c in cols[1:]}})

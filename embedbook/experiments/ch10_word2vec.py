@@ -316,3 +316,80 @@ def check_c39(r: Planted) -> claims.Verdict:
                 "between corpora against a reseed, 'corrected' because a second sample of one source moved the "
                 "neighbours as much — a test that could not fail and did not test the direction).")
     return claims.judge("C39", figures, evidence, strength)
+
+
+# --- tables and the map of the chapter's later sections ---------------------------------------------------
+
+
+def neighbour_table(spaces: dict[str, tuple[Space, str]], k: int = 8):
+    """The ``k`` nearest words of one word per column: ``spaces`` maps a column title to (space, word);
+    columns whose word the space lacks are left out. A DataFrame without a meaningful index (hide it)."""
+    import pandas as pd
+
+    return pd.DataFrame({title: [x for x, _ in similarity.neighbours(sp, w, k)]
+                         for title, (sp, w) in spaces.items() if w in sp})
+
+
+def run_benchmarks(spaces: dict[str, Space], reference: str, check: str):
+    """WordSim-353 and SimLex-999 scored on every space of ``spaces`` (Spearman ρ between cosine and the
+    human scores over the pairs each covers), plus the ``reference`` space scored again on exactly the pairs
+    the ``check`` space covers. Returns a DataFrame with one row per (set, space): ``set``, ``space``,
+    ``Spearman ρ`` and ``pairs covered`` ("covered/total")."""
+    import pandas as pd
+
+    from embedbook import data
+
+    rows = []
+    for set_name, pairs in (("WordSim-353", data.wordsim353()), ("SimLex-999", data.simlex999())):
+        covered = [p for p in pairs if p[0] in spaces[check] and p[1] in spaces[check]]
+        scored = [(name, sp, pairs) for name, sp in spaces.items()]
+        scored.append((f"{reference}, {check}'s pairs", spaces[reference], covered))
+        for name, sp, ps in scored:
+            r = similarity.similarity_benchmark(sp, ps)
+            rows.append({"set": set_name, "space": name, "Spearman ρ": r["spearman"],
+                         "pairs covered": f"{r['covered']:,}/{r['total']:,}"})
+    return pd.DataFrame(rows)
+
+
+def run_agreement(spaces: dict[str, Space], n_words: int = 300, k: int = 10):
+    """The share of top-``k`` neighbours each pair of ``spaces`` agrees on, over the ``n_words`` most frequent
+    shared words longer than two letters (in the first space's order), searching only the words both know
+    (:func:`embedbook.similarity.common_rows`). A symmetric DataFrame with 1.0 on the diagonal."""
+    import pandas as pd
+
+    names = list(spaces)
+    agree = pd.DataFrame(1.0, index=names, columns=names)
+    for i, a in enumerate(names):
+        for b in names[i + 1:]:
+            shared, ta, tb = similarity.common_rows(spaces[a], spaces[b])
+            queries = [j for j, w in enumerate(shared) if len(w) > 2][:n_words]
+            agree.loc[a, b] = agree.loc[b, a] = float(similarity.neighbour_overlap(ta, tb, queries, k).mean())
+    return agree
+
+
+MAP_GROUPS = {"country": "capital-world", "family": "family", "adjective": "gram3-comparative",
+              "verb": "gram7-past-tense", "animal/object": "gram8-plural"}
+
+
+def map_points(space: Space, n_words: int = 300, groups: dict[str, str] = MAP_GROUPS):
+    """Words of a few sections of the analogy set (``n_words`` in all, evenly over ``groups``: label →
+    section) and their first two principal components in ``space``. Returns (words, group labels, xy)."""
+    secs = similarity.read_analogies()
+    words, labels = [], []
+    for label, sec in groups.items():
+        seen = list(dict.fromkeys(w for q in secs[sec] for w in q if w in space and w not in words))
+        take = seen[: n_words // len(groups)]
+        words += take
+        labels += [label] * len(take)
+    X = space.vectors[[space.id(w) for w in words]].astype(np.float64)
+    X -= X.mean(axis=0)
+    xy = X @ np.linalg.svd(X, full_matrices=False)[2][:2].T
+    return words, labels, xy
+
+
+def neighbours_sentence(table, n: int = 3) -> str:
+    """One sentence naming the first ``n`` neighbours of each column of a :func:`neighbour_table`."""
+    parts = [f"{col}: {', '.join(str(x) for x in table[col][:n])}" for col in table.columns]
+    if not parts:
+        return "None of these words is in this vocabulary (the corpus is cut too short)."
+    return f"The {n} nearest words — " + "; ".join(parts) + "."
