@@ -5,6 +5,14 @@ import os
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
+from hypothesis import settings  # noqa: E402
+
+# The property-based tests draw the same inputs on every run (a suite that passes on one run passes on the
+# next); HYPOTHESIS_PROFILE=explore draws fresh ones, to hunt for new failures.
+settings.register_profile("repeatable", derandomize=True)
+settings.register_profile("explore", derandomize=False)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "repeatable"))
+
 CHAPTER_TIMES: dict[str, float] = {}
 FUZZ_COUNTS: dict[str, int] = {}
 

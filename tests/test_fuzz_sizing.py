@@ -6,7 +6,7 @@ import math
 
 import pytest
 import torch
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from embedbook import sizing
@@ -112,6 +112,9 @@ def test_head_dim(d, heads):
        extra=st.integers(0, 3))
 def test_count_parameters(vocab, d, context, tie, extra):
     tried("sizing count_parameters")
+    # when the position table is the largest and a body layer has its shape (context == d), that layer looks
+    # like a head by the documented rule (the last Linear shaped like the largest table): not a case to pin
+    assume(vocab >= context or context != d or extra == 0)
     m = torch.nn.Module()
     m.tok = torch.nn.Embedding(vocab, d)
     m.pos = torch.nn.Embedding(context, d)
