@@ -85,6 +85,10 @@ def test_run_alignment_tiny():
     assert r.k == 3 and len(r.folds) == 3 and r.dim == 50
     assert 0.0 <= r.p5_before <= 1.0 and r.n_usable > 30
     assert ch.check_c48(r).verdict in claims.VERDICTS
+    assert r.top5 and all(len(top) == 5 and hit in (0, 1) and (hit == 1) == (gold in top) for _, gold, top, hit in r.top5)
+    if all(a.n_test <= 40 for a in r.folds):  # every held-out word shown: the hits are precision@5
+        hits = sum(hit for *_, hit in r.top5)
+        assert abs(hits / sum(a.n_test for a in r.folds) - r.p5_after) < 0.05
 
 
 def test_run_finetune_tiny_and_bad_input():
@@ -95,3 +99,31 @@ def test_run_finetune_tiny_and_bad_input():
     assert r.n_target_val == 1000 and r.n_source_val == 1000
     with pytest.raises(ValueError, match="small_mult"):
         ch.run_finetune(2000, 1000, 1, small_mult=2.0)
+
+
+def test_summary_c30_words_follow_the_signs():
+    r = _finetune({"full": [4.5] * 3, "small_lr": [4.4] * 3, "frozen": [4.6] * 3},
+                  {"full": [4.8] * 3, "small_lr": [4.7] * 3, "frozen": [4.5] * 3})
+    text = ch.summary_c30(r)
+    assert text.startswith("Over 3 seeds, full fine-tuning raised the Wikipedia loss by 0.300 to 0.300 nats")
+    assert "fitted the news 0.100 nats better" in text and "fitted the news 0.100 nats worse" in text
+    assert "kept 0.100 nats more of Wikipedia" in text and "kept 0.300 nats more" in text
+    r = _finetune({m: [4.5] for m in ch.MODES}, {"full": [4.4], "small_lr": [4.45], "frozen": [4.4]}, seeds=1)
+    text = ch.summary_c30(r)
+    assert text.startswith("Over one seed, full fine-tuning lowered the Wikipedia loss by 0.100 to 0.100 nats")
+    assert "kept 0.050 nats less of Wikipedia" in text and "e-0" not in text
+
+
+def test_crosslingual_fit_pairs_and_shown_examples():
+    folds = [_fold(0.0, 0.2, 0.0) for _ in range(3)]
+    for f, n in zip(folds, (185, 186, 186)):
+        f.n_fit = n
+    r = _crosslingual(folds)
+    assert r.fit_pairs() == 186 == r.glued()["n_fit"]
+    assert "about 186 dictionary pairs" in ch.check_c48(r).evidence  # the summary and the verdict say one number
+    r.top5 = [("猫", "cat", ["dog", "cat", "cats", "pet", "kitten"], 1),
+              ("父亲", "father", ["grandmother", "mother", "son", "wife", "daughter"], 0),
+              ("狗", "dog", ["dog", "dogs", "cat", "pet", "puppy"], 1)]
+    shown = r.shown(hits=1, misses=5)
+    assert shown == [("猫", "cat", "dog, cat, cats, pet, kitten", "yes"),
+                     ("父亲", "father", "grandmother, mother, son, wife, daughter", "no")]

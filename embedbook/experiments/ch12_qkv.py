@@ -14,6 +14,14 @@ from embedbook.claims import CONFIRMED, CORRECTED, REFUTED
 
 SENTENCE = "the cat sat on the mat because it was tired"
 
+
+def plain_decimal(x: float) -> str:
+    """A small non-negative difference as a plain decimal with one significant digit ("0.0000003"), or
+    "exactly 0"; never scientific notation."""
+    if x == 0:
+        return "exactly 0"
+    return f"{x:.{max(2, -math.floor(math.log10(abs(x))))}f}"
+
 PARAPHRASES = [
     ("the cat is sleeping on the sofa", "a kitten naps on the couch"),
     ("he bought a new car yesterday", "yesterday he purchased a new vehicle"),
@@ -44,6 +52,9 @@ class QKV(Result):
     diff_article: float  # X = token + position, no LayerNorm, no biases: the article's Q = X W_Q
     layer0: contextual.Layer0 = field(repr=False)
     model_probs: torch.Tensor = field(repr=False)  # (heads, n, n), the model's own layer 0
+
+    def extra_glue(self) -> dict:
+        return {"diff_full_plain": plain_decimal(self.diff_full)}
 
 
 def run_qkv(tokenizer, model, sentence: str = SENTENCE) -> QKV:
@@ -106,7 +117,7 @@ def check_c24(r: QKV) -> claims.Verdict:
                  f"columns" if r.square else f"the projections are not {r.d}×{r.d}")
         head = (
             f"Rebuilt from the weights for \"{r.sentence}\" ({r.n_tokens} tokens), layer 0's attention differs from the "
-            f"model's own by at most {r.diff_full:.1e} in the model's form, {r.diff_no_bias:.2f} when the biases are "
+            f"model's own by at most {plain_decimal(r.diff_full)} in the model's form, {r.diff_no_bias:.2f} when the biases are "
             f"dropped, and {r.diff_article:.2f} in the article's form (probabilities run from 0 to 1). {shape}. "
         )
         return head + {
@@ -149,7 +160,23 @@ class TableSwap(Result):
     effects: dict[str, dict[str, float]]
 
     def extra_glue(self) -> dict:
-        return {f"{kind}_{k}": v for kind, e in self.effects.items() for k, v in e.items()}
+        out = {f"{kind}_{k}": v for kind, e in self.effects.items() for k, v in e.items()}
+        out["paraphrase_reading"] = self.paraphrase_reading()
+        return out
+
+    def paraphrase_reading(self) -> str:
+        """A sentence saying what the paraphrase accuracies of the wrong tables show, computed from them."""
+        acc = [self.effects[kind]["paraphrase_acc"] for kind in ("shuffled", "random")]
+        if min(acc) >= 0.75:
+            return ("So this test barely notices the wrong table. It rewards word overlap: a wrong table still gives "
+                    "the *same* token the same row, and paraphrases that share words still look alike. What the "
+                    "swap changes shows in the attention shifts and the final vectors, not here.")
+        if max(acc) <= 0.6:
+            return ("With a wrong table the paraphrases are found about as often as by chance: shared words alone "
+                    "did not carry the test, so the meaning the rows carried was needed and is lost.")
+        return ("The wrong tables lose part of the accuracy but stay above chance: shared words still make "
+                "paraphrases look alike (a wrong table gives the same token the same row), while what the rows "
+                "meant is gone.")
 
 
 def run_table_swap(tokenizer, model, sentence: str = SENTENCE, seed: int = 0,

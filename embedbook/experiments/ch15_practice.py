@@ -278,6 +278,25 @@ def _c30(f, t):
     return INCONCLUSIVE
 
 
+def summary_c30(r: FineTune) -> str:
+    """One sentence with the C30 figures for the chapter's summary, worded from their signs."""
+    f = _c30_figures(r)
+    better = lambda x: "better" if x > 0 else "worse"
+    more = lambda x: "more" if x > 0 else "less"
+    arms = []
+    for mode, name in (("small_lr", f"the table at {r.small_mult:g}× the rate"), ("frozen", "the frozen table")):
+        g, k = f[f"{mode}_gain"], f[f"{mode}_keep"]
+        arms.append(f"{name} fitted the news {abs(g):.3f} nats {better(g)} on average (per seed "
+                    f"{f[mode + '_gain_lo']:+.3f} to {f[mode + '_gain_hi']:+.3f}) and kept {abs(k):.3f} nats "
+                    f"{more(k)} of Wikipedia ({f[mode + '_keep_lo']:+.3f} to {f[mode + '_keep_hi']:+.3f})")
+    lo, hi = f["full_forget_lo"], f["full_forget_hi"]
+    moved = (f"raised the Wikipedia loss by {lo:.3f} to {hi:.3f} nats" if lo > 0 else
+             f"lowered the Wikipedia loss by {-hi:.3f} to {-lo:.3f} nats" if hi < 0 else
+             f"changed the Wikipedia loss by {lo:+.3f} to {hi:+.3f} nats")
+    seeds = f"{r.n_seeds} seeds" if r.n_seeds != 1 else "one seed"
+    return f"Over {seeds}, full fine-tuning {moved}; against it, {arms[0]}, and {arms[1]}."
+
+
 @claims.check("C30")
 def check_c30(r: FineTune) -> claims.Verdict:
     """Settle C30 from :func:`run_finetune`."""
@@ -360,10 +379,23 @@ class CrossLingual(Result):
     cos_before: float
     cos_after: float
     folds: list[align.Alignment] = field(default_factory=list)
+    # held-out (Chinese, gold English, the 5 nearest English words after the map, 1 if gold is among them)
+    top5: list[tuple[str, str, list[str], int]] = field(default_factory=list, repr=False)
+
+    def fit_pairs(self) -> int:
+        """Dictionary pairs a fold's map is fitted on, on average over the folds (rounded)."""
+        return round(float(np.mean([a.n_fit for a in self.folds])))
 
     def extra_glue(self) -> dict:
-        return {"n_fit": int(np.mean([a.n_fit for a in self.folds])), "n_test": int(np.mean([a.n_test for a in self.folds])),
+        return {"n_fit": self.fit_pairs(), "n_test": round(float(np.mean([a.n_test for a in self.folds]))),
                 "chance_p5": 5 / self.n_candidates}
+
+    def shown(self, hits: int = 6, misses: int = 6) -> list[tuple[str, str, str, str]]:
+        """Up to ``hits`` held-out words whose translation is among the 5 nearest after the map and up to
+        ``misses`` whose is not, in fold order: ``(Chinese, gold, the 5 nearest joined, "yes"/"no")``."""
+        found = [e for e in self.top5 if e[3]][:hits]
+        missed = [e for e in self.top5 if not e[3]][:misses]
+        return [(z, g, ", ".join(top), "yes" if hit else "no") for z, g, top, hit in found + missed]
 
     def examples(self) -> list[tuple[str, str, str]]:
         """Held-out ``(Chinese, gold English, best English guess after the map)`` triples from every fold."""
@@ -392,16 +424,30 @@ def run_alignment(zh_lines: int | None = None, *, epochs: int = 2, n_candidates:
     en = data.glove(limit=n_candidates)
     zh = word2vec.train(lines, sg=True, vector_size=en.vector_size, window=5, min_count=5, epochs=epochs, seed=seed).wv
     pairs = [(z, e) for e, z in align.seed_dictionary()]  # Chinese → English
-    results = [align.align(zh, en, fit=fit, test=test, n_candidates=n_candidates, seed=seed)
-               for fit, test in align.folds(pairs, k, seed)]
+    splits = align.folds(pairs, k, seed)
+    results = [align.align(zh, en, fit=fit, test=test, n_candidates=n_candidates, seed=seed) for fit, test in splits]
+    top5 = [e for (_, test), a in zip(splits, results) for e in _top5(zh, en, test, a, n_candidates)]
     mean = lambda name: float(np.mean([getattr(a, name) for a in results]))
     return CrossLingual(
         zh_words=len(zh.index_to_key), zh_tokens=sum(map(len, lines)), dim=en.vector_size,
         n_candidates=results[0].n_candidates, n_pairs=len(pairs), n_usable=sum(a.n_test for a in results), k=k,
         p1_before=mean("p1_before"), p5_before=mean("p5_before"), p1_after=mean("p1_after"),
         p5_after=mean("p5_after"), p5_shuffled=mean("p5_shuffled"), cos_before=mean("cos_before"),
-        cos_after=mean("cos_after"), folds=results,
+        cos_after=mean("cos_after"), folds=results, top5=top5,
     )
+
+
+def _top5(zh, en, test, a: align.Alignment, n_candidates: int, limit: int = 40):
+    """The 5 nearest English words after ``a``'s map for up to ``limit`` held-out pairs, prepared as
+    :func:`embedbook.align.align` prepares them."""
+    words = list(en.index_to_key[:n_candidates])
+    pos = {w: i for i, w in enumerate(words)}
+    rows = [(z, e) for z, e in test if e in pos and z in zh.key_to_index][:limit]
+    cands = align.prepare(np.asarray(en.vectors[: len(words)], dtype=np.float32))
+    src = align.prepare(np.asarray(zh.vectors, dtype=np.float32))
+    mapped = src[[zh.key_to_index[z] for z, _ in rows]] @ a.map
+    near = np.argsort(-(mapped @ cands.T), axis=1)[:, :5]
+    return [(z, e, [words[int(i)] for i in top], int(pos[e] in top)) for (z, e), top in zip(rows, near)]
 
 
 # The article speaks of one (multilingual) model's space; the miniature below aligns two separately trained
@@ -490,7 +536,7 @@ def check_c48(r: CrossLingual) -> claims.Verdict:
         f"construction): Chinese skip-gram vectors from People's Daily ({r.zh_tokens:,} tokens) and English GloVe "
         f"retrieve a held-out translation among the 5 nearest of {r.n_candidates:,} English words for "
         f"{r.p5_before:.1%} of pairs (mean cosine of translation pairs {r.cos_before:+.3f}); a rotation fitted on about "
-        f"{r.folds[0].n_fit} dictionary pairs, no parallel text, gives {min(after):.1%}–{max(after):.1%} over {r.k} "
+        f"{r.fit_pairs()} dictionary pairs, no parallel text, gives {min(after):.1%}–{max(after):.1%} over {r.k} "
         f"folds (precision@1 {r.p1_after:.1%}), against {r.p5_shuffled:.1%} fitted on shuffled pairs: "
         + ("post-hoc alignment works without a parallel corpus (Mikolov et al. 2013; Smith et al. 2017)."
            if map_works else

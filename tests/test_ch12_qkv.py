@@ -1,0 +1,25 @@
+"""Chapter 12's reader-facing wording (embedbook.experiments.ch12_qkv): plain decimals, and the
+sentence on paraphrase accuracy computed from the numbers."""
+
+from embedbook.experiments import ch12_qkv as ch12
+
+
+def test_plain_decimal_never_scientific():
+    assert ch12.plain_decimal(0.0) == "exactly 0"
+    assert ch12.plain_decimal(2.98e-7) == "0.0000003"
+    assert ch12.plain_decimal(0.004) == "0.004"
+    assert ch12.plain_decimal(0.91) == "0.91"
+    assert all("e" not in ch12.plain_decimal(x) for x in (1e-9, 3e-5, 0.5))
+
+
+def _swap(shuffled, random):
+    effects = {kind: {"shift_l0": 0.3, "shift_last": 0.2, "final_cos": 0.5, "paraphrase_acc": acc}
+               for kind, acc in (("original", 1.0), ("shuffled", shuffled), ("random", random))}
+    return ch12.TableSwap(sentence="s", seed=0, n_pairs=16, effects=effects)
+
+
+def test_paraphrase_reading_follows_the_numbers():
+    assert "rewards word overlap" in _swap(0.84, 0.89).paraphrase_reading()
+    assert "as often as by chance" in _swap(0.5, 0.55).paraphrase_reading()
+    assert "stay above chance" in _swap(0.65, 0.8).paraphrase_reading()
+    assert _swap(0.84, 0.89).glued()["paraphrase_reading"].startswith("So this test")
