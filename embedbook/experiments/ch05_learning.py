@@ -24,6 +24,9 @@ C15_ARMS: tuple[tuple[str, str, str], ...] = (
     ("sgd_small", "sgd", "normal_0.02"),
 )
 C15_ARM_LABELS = {"adamw_small": "AdamW, std 0.02", "adamw_unit": "AdamW, N(0, 1)", "sgd_small": "SGD, std 0.02"}
+# Readable names of :data:`embedbook.dynamics.DRIFT_OPTIMIZERS` (figure labels, prose).
+OPTIMIZER_LABELS = {"sgd": "SGD", "sgd_momentum": "SGD + momentum", "adam": "Adam", "adamw": "AdamW",
+                    "sparse_adam": "SparseAdam"}
 
 # --- C12: which rows one backward pass touches -----------------------------------------------------------
 
@@ -223,7 +226,7 @@ def check_c13(r: Optimizers) -> claims.Verdict:
                  f"the loss from {r.dense_loss_before:.3f} to {r.dense_loss_after:.3f} in 20 steps. ")
         moved = (f"What differs is what happens to rows absent from the batch: over {r.drift_steps} steps without them, "
                  f"{d['adam'].absent_rows_moved} of {r.absent_rows} absent rows moved under Adam (mean "
-                 f"{d['adam'].absent_moved:.2e}, through its momentum), {d['adamw'].absent_rows_moved} under AdamW "
+                 f"distance {d['adam'].absent_moved:.3f}, through its momentum), {d['adamw'].absent_rows_moved} under AdamW "
                  f"(momentum and weight decay), {d['sgd_momentum'].absent_rows_moved} under SGD with momentum, and "
                  f"{d['sparse_adam'].absent_rows_moved} under SparseAdam and {d['sgd'].absent_rows_moved} under plain SGD.")
         return head + {
@@ -451,7 +454,7 @@ def _weak_reason(cid: str, f: dict, otherwise: str) -> str:
     t = claims.rule_of(cid).thresholds
     why = []
     if f["n_seeds"] < t["min_seeds"]:
-        why.append(f"only {f['n_seeds']} seed(s), where the rule asks for {t['min_seeds']}")
+        why.append(f"only {f['n_seeds']} seed{'s' if f['n_seeds'] != 1 else ''}, where the rule asks for {t['min_seeds']}")
     if not f["plateau_all"]:
         why.append("not every run reached its validation plateau")
     if f["margin_min"] < t["margin"]:
@@ -636,6 +639,60 @@ def check_c15(r: LrStudy) -> claims.Verdict:
         }[v]
 
     return claims.judge("C15", figures, evidence, strength=_c15_strength(r))
+
+
+def _join(words: list[str]) -> str:
+    return " and ".join(words) if len(words) < 3 else ", ".join(words[:-1]) + " and " + words[-1]
+
+
+def c15_reading(r: LrStudy) -> str:
+    """One sentence for the page after the C15 figure, following the measured arms: which arms kept their rare
+    rows near the start, which turned them away, and whether that is what AdamW's arithmetic (a step of about
+    the learning rate per coordinate, next to a coordinate of size σ) leads one to expect."""
+    near = claims.rule_of("C15").thresholds["near_cos"]
+    summ = {sm.key: sm for sm in arm_summaries(r)}
+    name = {"adamw_small": "AdamW from std 0.02", "adamw_unit": "AdamW from N(0, 1)", "sgd_small": "SGD from std 0.02"}
+    kept = [name.get(k, k) for k, sm in summ.items() if min(sm.rare_cos) >= near]
+    turned = [name.get(k, k) for k, sm in summ.items() if max(sm.rare_cos) < near]
+    mixed = [name.get(k, k) for k in summ if name.get(k, k) not in kept + turned]
+    parts = []
+    if kept:
+        parts.append(f"rare rows kept their direction (cosine at least {near:g} on every seed) with {_join(kept)}")
+    if turned:
+        parts.append(f"{'they' if kept else 'rare rows'} turned away from it on every seed with {_join(turned)}")
+    if mixed:
+        parts.append(f"the seeds disagree with {_join(mixed)}")
+    text = "So " + "; ".join(parts) + ". "
+    adamw = {arm.init: arm for arm in r.drift_arms if arm.optimizer == "adamw"}
+    small, unit = adamw.get("normal_0.02"), adamw.get("torch_default")
+    if small is None or unit is None:
+        return text
+    lr = small.lr
+    text += (f"AdamW moves every coordinate of a row by roughly its learning rate ({lr:g}) whenever the token appears "
+             f"(and for some steps after), whatever the gradient's size: {lr / 0.02:.0%} of a coordinate drawn at std "
+             f"0.02, {lr:.1%} of one drawn at std 1. ")
+
+    def state(key: str) -> str:
+        cos = summ[key].rare_cos
+        return "kept" if min(cos) >= near else "turned" if max(cos) < near else "mixed"
+
+    pattern = (state("adamw_small"), state("adamw_unit"))
+    text += {
+        ("turned", "kept"): ("That is the difference between the two AdamW arms: a few updates turn a small row, and "
+                             "barely touch a unit-scale one. Rarity alone does not keep a row near its start; the "
+                             "scale of the start does."),
+        ("kept", "kept"): "Even from std 0.02, the few updates of a rare row were too few to turn it here.",
+        ("turned", "turned"): ("Even from std 1, the updates of a rare row added up to enough to turn it here, so "
+                               "scale alone does not explain it."),
+        ("kept", "turned"): ("Yet here the small rows kept their direction and the unit-scale ones did not: the "
+                             "arithmetic does not explain this run."),
+    }.get(pattern, "The seeds disagree in an AdamW arm, so this run cannot test that arithmetic.")
+    sgd = next((arm for arm in r.drift_arms if arm.optimizer == "sgd"), None)
+    if sgd is not None and sgd.key in summ:
+        lo, hi = f"{min(summ[sgd.key].rare_cos):.2f}", f"{max(summ[sgd.key].rare_cos):.2f}"
+        text += (f" SGD with momentum moves a row in proportion to its gradient instead; at learning rate {sgd.lr:g} "
+                 f"its median rare row ended at cosine {lo if lo == hi else lo + '–' + hi} with its start.")
+    return text
 
 
 @claims.rule(

@@ -169,7 +169,8 @@ def check_c21(r: Step0) -> claims.Verdict:
         }[v]
 
     return claims.judge("C21", figures, evidence,
-                        strength=f"forward passes over {r.val_tokens:,} validation tokens, mean of {r.n_seeds} seed(s); "
+                        strength=f"forward passes over {r.val_tokens:,} validation tokens, mean over {r.n_seeds} "
+                                 f"seed{'s' if r.n_seeds != 1 else ''}; "
                                  "no training involved, so the outcome is arithmetic, not a trend; it holds for a tied "
                                  "head only (untied, every scheme starts near ln V)")
 
@@ -345,7 +346,7 @@ def check_c22(r: Pretrained) -> claims.Verdict:
                 f"With {r.tokens['large']:,}: {fmt(lg)}. ")
         weak = []
         if figures["n_seeds"] < t["min_seeds"]:
-            weak.append(f"only {figures['n_seeds']} seed(s)")
+            weak.append(f"only {figures['n_seeds']} seed{'s' if figures['n_seeds'] != 1 else ''}")
         if not figures["plateau_all"]:
             weak.append("not every run reached its plateau")
         if margin < t["margin"]:
