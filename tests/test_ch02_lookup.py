@@ -47,3 +47,14 @@ def test_one_hot_survey_counts():
     assert r.torch_matmul == 0 and r.n_surveyed == len(ch02.LOOKUP_SURVEY)
     assert r.n_one_hot == sum(s.offers_one_hot for s in ch02.LOOKUP_SURVEY)
     assert ch02.check_c04(r).verdict == claims.CORRECTED
+
+
+def test_huge_pages_run_gives_a_bandwidth_from_a_fresh_process():
+    r = ch02.run_huge_pages(512, 64, 1000, reps=1)
+    assert r.device == "cpu" and r.n_tokens == 512 and r.dim == 64
+    assert r.plain_fraction > 0 and r.ours_fraction > 0
+
+
+def test_exact_differences_read_as_words():
+    assert ch02._amount(0.0) == "exactly 0"
+    assert "e" not in ch02._amount(1.2e-7) and ch02._amount(1.2e-7).startswith("0.00000012")

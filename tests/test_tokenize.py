@@ -149,3 +149,13 @@ def test_partial_spearman_used_by_c34():
         stats.partial_spearman(x, y, [np.ones(3000)])
     with pytest.raises(ValueError, match="entirely"):
         stats.partial_spearman(x, y, [x])
+
+
+def test_chapter01_piece_tables_count_every_piece():
+    from embedbook.experiments import ch01_tokens as ch01
+
+    table = ch01.split_table("苹果手机").data
+    assert list(table["tokens"]) == [len(tokenize.split("苹果手机", n).ids) for n in tokenize.TOKENIZERS]
+    assert all(row["pieces"].count(" | ") == row["tokens"] - 1 for _, row in table.iterrows())
+    words = ch01.pieces_table(["unhappiness", "qwertyuiop"]).data
+    assert list(words["BPE pieces"]) == [len(tokenize.gpt2_split(" " + w).pieces) for w in words["word"]]

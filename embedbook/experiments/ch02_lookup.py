@@ -12,6 +12,13 @@ from embedbook import claims, lookup, timing
 from embedbook.book import Result
 from embedbook.claims import CONFIRMED, CORRECTED, INCONCLUSIVE, REFUTED
 
+
+def _amount(x: float) -> str:
+    """A difference for a sentence: "exactly 0", or a plain decimal (no e-notation)."""
+    if x == 0:
+        return "exactly 0"
+    return f"{x:.12f}".rstrip("0") if abs(x) < 1e-3 else f"{x:.4g}"
+
 # --- C02, C03: three ways to the same rows -------------------------------------------------------------
 
 
@@ -87,7 +94,7 @@ def check_c02(r: Exactness) -> claims.Verdict:
         }[v]
         return (
             f"On {r.n_ids} random ids into a {r.vocab:,}×{r.dim} table the largest difference between the gather and "
-            f"one_hot(i) @ E is {r.max_diff_matmul:.1e}: {how}. The article's Eᵀ·one_hot(i) is the same vector "
+            f"one_hot(i) @ E is {_amount(r.max_diff_matmul)}: {how}. The article's Eᵀ·one_hot(i) is the same vector "
             "written as a column."
         )
 
@@ -118,7 +125,7 @@ def check_c03(r: Exactness) -> claims.Verdict:
         same = "reproduces" if v == CONFIRMED else "does not reproduce"
         return (
             f"nn.Linear(V, d, bias=False) with weight Eᵀ applied to one-hot rows {same} the lookup (largest difference "
-            f"{r.max_diff_linear:.1e}; in the weight gradient {r.max_diff_grad:.1e}). In both, only the "
+            f"{_amount(r.max_diff_linear)}; in the weight gradient {_amount(r.max_diff_grad)}). In both, only the "
             f"{r.rows_with_grad} rows of the {r.distinct_ids} distinct ids in the batch receive gradient."
         )
 
@@ -667,6 +674,26 @@ def check_c37(r: Positions) -> claims.Verdict:
     return claims.judge("C37", figures, evidence, strength)
 
 
+# --- the bandwidth benchmark with transparent huge pages ---------------------------------------------------
+
+
+def run_huge_pages(n_tokens: int, dim: int, vocab: int, reps: int = 10) -> lookup.Bandwidth:
+    """:func:`embedbook.lookup.bandwidth` on the CPU in a fresh Python process started with
+    ``THP_MEM_ALLOC_ENABLE=1`` (PyTorch's CPU allocator reads it once, when it first allocates, so this
+    process cannot switch it on for itself). Runs ``embedbook bench --huge-pages --json``; raises
+    ``RuntimeError`` with the child's error output when that process fails."""
+    import json
+    import subprocess
+    import sys
+
+    args = [sys.executable, "-m", "embedbook.cli", "bench", "--tokens", str(n_tokens), "--dim", str(dim),
+            "--vocab", str(vocab), "--reps", str(reps), "--device", "cpu", "--huge-pages", "--json"]
+    out = subprocess.run(args, capture_output=True, text=True)
+    if out.returncode != 0:
+        raise RuntimeError(f"the huge-pages benchmark process failed (exit {out.returncode}):\n{out.stderr[-2000:]}")
+    return lookup.Bandwidth(**json.loads(out.stdout))
+
+
 # Smoke-size runs of the timed claims, for tests/test_load.py: a busy machine must give the same verdict.
 LOAD_PROBES = {"C01": lambda: check_c01(run_cost([1000, 8000, 64000], n_tokens=256, reps=5))}
 
@@ -686,8 +713,8 @@ HEADLINES = {
     },
     "C02": {
         CONFIRMED: "A lookup and a one-hot matrix product gave the same vectors bit for bit.",
-        CORRECTED: "A lookup and a one-hot matrix product agreed up to rounding ({max_diff:.0e}), not bit for bit.",
-        REFUTED: "A lookup and a one-hot matrix product gave different vectors ({max_diff:.1e} apart).",
+        CORRECTED: "A lookup and a one-hot matrix product agreed up to rounding ({max_diff:.9f}), not bit for bit.",
+        REFUTED: "A lookup and a one-hot matrix product gave different vectors ({max_diff:.3g} apart).",
     },
     "C03": {
         CONFIRMED: "A bias-free Linear on one-hot inputs reproduced the lookup and its weight gradient: only the rows "

@@ -434,7 +434,7 @@ def run_heads(d: int = 100, heads: int = 3, head_width: int = 32) -> Heads:
     thresholds={"convention": 0.75},
     outcomes={
         REFUTED: "fewer than the share `convention` of the configurations have d divisible by h",
-        CORRECTED: "most do, but some published model (n_decoupled ≥ 1) uses heads that do not split d, and such "
+        CORRECTED: "most do, but at least one published model uses heads that do not split d, and such "
         "an attention runs: a convention of implementations, not a requirement",
         CONFIRMED: "every configuration has h·d_head = d",
     },
@@ -794,8 +794,10 @@ HEADLINES = {
     },
     "C06": {
         CONFIRMED: "The article's table of embedding sizes is right.",
-        CORRECTED: "The article's table is right to within {worst_rel_err:.1%} of V·d, but not every figure is "
-                   "V·d rounded to 0.1M ({n_rounding_off} mis-rounded).",
+        CORRECTED: lambda f: (
+            f"The article's table is right to within {f['worst_rel_err']:.1%} of V·d, but "
+            + ("one of its figures is" if f["n_rounding_off"] == 1 else f"{f['n_rounding_off']} of its figures are")
+            + " not V·d rounded to 0.1M."),
         REFUTED: "The article's table is off by up to {worst_rel_err:.0%}.",
     },
     "C07": {
@@ -842,7 +844,8 @@ HEADLINES = {
 
 def headline(v: claims.Verdict, table: dict = HEADLINES) -> str:
     """The summary sentence for verdict ``v``: the one its outcome selects, filled in with its figures."""
-    return table[v.claim_id][v.verdict].format(**v.figures)
+    entry = table[v.claim_id][v.verdict]
+    return entry(v.figures) if callable(entry) else entry.format(**v.figures)
 
 
 def glue_headlines(verdicts: list[claims.Verdict]) -> None:
