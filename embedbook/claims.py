@@ -288,7 +288,7 @@ class Rule:
         """The declared rule as MyST markdown, for the claim box."""
         lines = [f"*Measured:* {self.quantity}."]
         if self.thresholds:
-            lines.append("*Thresholds:* " + ", ".join(f"{k} = {_fmt(v)}" for k, v in self.thresholds.items()) + ".")
+            lines.append("*Thresholds:* " + ", ".join(f"`{k}` = {_fmt(v)}" for k, v in self.thresholds.items()) + ".")
         if self.basis == LITERATURE:
             lines.append("*Basis:* the cited literature decides; the measurement here illustrates it.")
         if self.seeds > 1:
@@ -300,6 +300,8 @@ class Rule:
 
 def _fmt(value: Any) -> str:
     if isinstance(value, float):
+        if value != 0 and abs(value) < 1e-4:  # plain decimals, not 1e-06, in a reader's claim box
+            return f"{value:.20f}".rstrip("0")
         return f"{value:g}"
     if isinstance(value, int) and not isinstance(value, bool):
         return f"{value:,}"
