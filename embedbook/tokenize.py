@@ -33,7 +33,8 @@ class Split:
         pieces: each token as text (a byte-level token that is part of a character shows its bytes,
             e.g. ``\\xe8``).
         ids: each token's id.
-        spans: each token's ``(start, end)`` in the text's UTF-8 bytes.
+        spans: each token's ``(start, end)`` in the text's UTF-8 bytes, in order; tokens cut from one
+            character share its span (WordPiece decomposes a Hangul syllable such as 찰 into three jamo).
         unknown: how many tokens are the tokenizer's unknown token (``[UNK]``); 0 for byte-level BPEs.
     """
 

@@ -159,3 +159,9 @@ def test_chapter01_piece_tables_count_every_piece():
     assert all(row["pieces"].count(" | ") == row["tokens"] - 1 for _, row in table.iterrows())
     words = ch01.pieces_table(["unhappiness", "qwertyuiop"]).data
     assert list(words["BPE pieces"]) == [len(tokenize.gpt2_split(" " + w).pieces) for w in words["word"]]
+
+
+def test_wordpiece_pieces_of_one_hangul_syllable_share_its_span():
+    s = tokenize.split("찰 가", "wordpiece")
+    assert s.spans[:3] == [(0, 3)] * 3 and s.spans[3:] == [(4, 7)] * 2
+    assert tokenize.character_cuts(s).split == 2  # each syllable counted once, as cut into pieces
