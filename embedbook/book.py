@@ -14,6 +14,7 @@ import dataclasses
 import hashlib
 import json
 import logging
+import math
 import os
 import re
 import time
@@ -310,6 +311,19 @@ def glued_values(executed: Path) -> dict[str, str]:
         for name, output in json.loads(sidecar.read_text(encoding="utf-8")).items():
             out[name] = output.get("data", {}).get("text/plain", "")
     return out
+
+
+def plain_decimal(x: float, digits: int = 2) -> str:
+    """A number for a sentence, never in scientific notation: "exactly 0", a small value with ``digits``
+    significant digits ("0.0000003", "0.00000012"), a large one with thousands separators."""
+    if x == 0:
+        return "exactly 0"
+    if abs(x) >= 1e4:
+        return f"{x:,.0f}"
+    if abs(x) >= 1e-3:
+        return f"{x:.4g}"
+    places = -math.floor(math.log10(abs(x))) + digits - 1
+    return f"{x:.{places}f}".rstrip("0").rstrip(".")
 
 
 def chapter_digest(chapter: str) -> str:

@@ -301,7 +301,7 @@ class Rule:
 def _fmt(value: Any) -> str:
     if isinstance(value, float):
         if value != 0 and abs(value) < 1e-4:  # plain decimals, not 1e-06, in a reader's claim box
-            return f"{value:.20f}".rstrip("0")
+            return book.plain_decimal(value, digits=6)
         return f"{value:g}"
     if isinstance(value, int) and not isinstance(value, bool):
         return f"{value:,}"

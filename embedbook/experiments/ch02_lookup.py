@@ -8,16 +8,12 @@ from dataclasses import dataclass, field
 import torch
 import torch.nn.functional as F
 
-from embedbook import claims, lookup, timing
+from embedbook import book, claims, lookup, timing
 from embedbook.book import Result
 from embedbook.claims import CONFIRMED, CORRECTED, INCONCLUSIVE, REFUTED
 
 
-def _amount(x: float) -> str:
-    """A difference for a sentence: "exactly 0", or a plain decimal (no e-notation)."""
-    if x == 0:
-        return "exactly 0"
-    return f"{x:.12f}".rstrip("0") if abs(x) < 1e-3 else f"{x:.4g}"
+_amount = book.plain_decimal
 
 # --- C02, C03: three ways to the same rows -------------------------------------------------------------
 

@@ -7,10 +7,9 @@ from dataclasses import dataclass, field
 import numpy as np
 import torch
 
-from embedbook import claims, contextual, data, timing
+from embedbook import book, claims, contextual, data, timing
 from embedbook.book import Result
 from embedbook.claims import CONFIRMED, CORRECTED, INCONCLUSIVE, REFUTED
-from embedbook.experiments.ch12_qkv import plain_decimal
 
 # Hand-written contexts for the two senses of "apple" (the articles' 苹果 example), 40 of each: the first 8 of
 # each were written for the first build, the other 32 after an audit asked for more (one sentence was 6% of 16).
@@ -208,13 +207,13 @@ def check_c10(r: Senses) -> claims.Verdict:
     """Settle C10 from :func:`run_senses`."""
 
     def evidence(v: str) -> str:
-        rows = ("bit-for-bit identical" if r.max_row_diff == 0 else f"different (largest difference {plain_decimal(r.max_row_diff)})")
+        rows = ("bit-for-bit identical" if r.max_row_diff == 0 else f"different (largest difference {book.plain_decimal(r.max_row_diff)})")
         head = (
             f"Across the {r.n_fruit + r.n_company} sentences, the {r.repeated_tokens} token ids that occur more than once "
             f"({r.token_occurrences} occurrences, '{r.word}' among them) got {rows} rows from the table. The same token "
             f"at the same position in different sentences ({r.same_position_pairs} such groups) had "
             + ("identical layer-0 vectors. " if r.max_layer0_diff == 0 else
-               f"layer-0 vectors that differ by at most {plain_decimal(r.max_layer0_diff)}. ")
+               f"layer-0 vectors that differ by at most {book.plain_decimal(r.max_layer0_diff)}. ")
         )
         return head + {
             CONFIRMED: (
