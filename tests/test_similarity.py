@@ -393,9 +393,8 @@ def test_stratified_gap_and_auc():
 
 
 def test_page_helpers_of_ch08_and_ch09(space, tmp_path):
-    assert ch08.power_of_ten(1e-6) == "10⁻⁶" and ch08.power_of_ten(1e-12) == "10⁻¹²"
-    assert ch08.power_of_ten(0.0) == "exactly 0" and ch08.power_of_ten(1.0) == "1"
-    assert "e-" not in ch08.power_of_ten(ch08.upper_bound(3e-7, 1e-6))
+    r = ch08.run_retrieval(space.vectors, n_queries=2, k=3, reps=1)
+    assert r.glued()["max_score_diff_text"] == "0.000001" and r.glued()["device_text"] == "the CPU"
     assert ch08.device_words("cpu") == "the CPU" and ch08.device_words("cuda") == "the GPU"
     table = ch08.neighbour_table(space, ["king", "apple"], 3)
     assert list(table.columns.get_level_values(0)) == ["king"] * 3 + ["apple"] * 3
@@ -418,7 +417,7 @@ def test_c40_evidence_follows_glove_top_words():
     spaces = [lf("GloVe", 0.36), lf("Word2Vec", 0.93), lf("MiniLM input", 0.81)]
     tail = ch08.check_c40(ch08.Norms(spaces=spaces, scale_err=1e-12, rho_glove_top=0.04))
     assert tail.verdict == claims.CONFIRMED
-    assert "10⁻¹²" in tail.evidence and "e-12" not in tail.evidence
+    assert "0.000000000001" in tail.evidence and "e-12" not in tail.evidence
     assert "in GloVe through its rare tail only" in tail.evidence
     whole = ch08.check_c40(ch08.Norms(spaces=spaces, scale_err=1e-12, rho_glove_top=0.35))
     assert "rare tail" not in whole.evidence and "every space measured" in whole.evidence

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import torch
 
-from embedbook import claims, similarity, stats, timing
+from embedbook import book, claims, similarity, stats, timing
 from embedbook.book import Result
 from embedbook.claims import CONFIRMED, CORRECTED, INCONCLUSIVE, REFUTED
 from embedbook.similarity import Space
@@ -19,19 +19,6 @@ def upper_bound(x: float, floor: float) -> float:
     ten above ``x``. Rounding differences at 1e-7 depend on how the BLAS kernel meets the data in memory, so they
     vary between runs; their bound does not."""
     return floor if x <= floor else float(10 ** math.ceil(math.log10(x)))
-
-
-_SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
-
-
-def power_of_ten(x: float) -> str:
-    """A bound from :func:`upper_bound` for prose: ``1e-06`` → "10⁻⁶", 0 → "exactly 0"."""
-    if x == 0:
-        return "exactly 0"
-    e = round(math.log10(x))
-    if abs(x - 10.0 ** e) > 1e-9 * abs(x):
-        return f"{x:.2g}"
-    return "1" if e == 0 else "10" + str(e).translate(_SUPERSCRIPT)
 
 
 def device_words(device: str) -> str:
@@ -213,9 +200,9 @@ def check_c40(r: Norms) -> claims.Verdict:
         listing = "; ".join(f"{s.name} ({len(s.lengths):,} words): ρ = {s.rho:+.2f}" for s in r.spaces)
         weak = [s.name for s in r.spaces if abs(s.rho) < t["rho_min"]]
         text = (
-            f"Scaling a vector by 0.01, 3 or 1,000 changed its cosines by at most {power_of_ten(r.scale_err)}: "
-            "cosine ignores "
-            f"length. Spearman correlation between a word's vector length and its log frequency — {listing}. "
+            "Scaling a vector by 0.01, 3 or 1,000 changed its cosines by at most "
+            f"{book.plain_decimal(r.scale_err)}: cosine ignores length. Spearman correlation between a word's "
+            f"vector length and its log frequency — {listing}. "
         )
         if weak:
             text += f"Below {t['rho_min']} in {', '.join(weak)}. "
@@ -269,7 +256,7 @@ class Retrieval(Result):
 
     def extra_glue(self) -> dict:
         return {"work_ratio": self.work_ratio, "work_ratio_cached": self.work_cached / self.work_normalised,
-                "max_score_diff_text": power_of_ten(self.max_score_diff),
+                "max_score_diff_text": book.plain_decimal(self.max_score_diff),
                 "device_text": device_words(self.device),
                 "saving": 1 - self.work_normalised / self.work_on_the_fly,
                 "saving_cached": 1 - self.work_normalised / self.work_cached}
@@ -382,10 +369,10 @@ def check_c41(r: Retrieval) -> claims.Verdict:
         head = (
             f"Top-{r.k} over all {r.n_rows:,} rows ({r.dim} wide) for {r.n_queries} queries, {calls}: the two routes "
             f"return the same top-{r.k} list for {r.same_topk} of {r.n_queries} queries, and their scores differ by "
-            f"at most {power_of_ten(r.max_score_diff)}. Counted, a cosine that keeps the row lengths does {work_cached:.3f}× "
-            f"the operations of the normalised route, and timed in turn on {device_words(r.device)} it took "
-            f"{r.bench_ratio_cached:.2f}× as long (median of the rounds' ratios); a cosine that recomputes the {r.n_rows:,} row lengths on every "
-            f"call does {r.work_ratio:.2f}× the operations and took {r.bench_ratio:.1f}× as long "
+            f"at most {book.plain_decimal(r.max_score_diff)}. Counted, a cosine that keeps the row lengths does "
+            f"{work_cached:.3f}× the operations of the normalised route, and timed in turn on "
+            f"{device_words(r.device)} it took {r.bench_ratio_cached:.2f}× as long (median of the rounds' ratios); "
+            f"a cosine that recomputes the {r.n_rows:,} row lengths on every call does {r.work_ratio:.2f}× the operations and took {r.bench_ratio:.1f}× as long "
             f"({r.bench_ms_on_the_fly:.1f} against {r.bench_ms_normalised:.1f} ms per query). "
         )
         return head + {
