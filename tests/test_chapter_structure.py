@@ -3,8 +3,8 @@
 - stored clean (no outputs), one ``parameters`` cell with ``SMOKE = False``, at most one ``smoke`` cell
   after it, the Python 3 kernel;
 - plumbing out of sight: no visible code cell glues, installs or switches on ``SMOKE`` (the Colab install
-  cell, the smoke sizes and glue carry ``remove-cell``); the parameters and the set-up (imports, device)
-  are on the page collapsed (``hide-input``), since the visible code and the exercises use them;
+  cell, the smoke sizes, the set-up and glue carry ``remove-cell``); the parameters are on the page
+  collapsed (``hide-input``), since the exercises ask the reader to change them;
 - teach first: at least one visible ``mechanism`` cell in plain torch / numpy (no call into the package),
   and a visible ``check`` cell that compares the package with it (``torch.equal``, ``allclose`` or an
   ``assert``);
@@ -80,14 +80,14 @@ def test_plumbing_is_out_of_sight(name):
 
 
 @pytest.mark.parametrize("name", LESSONS)
-def test_parameters_and_set_up_are_on_the_page_collapsed(name):
-    """The visible code uses the names the parameters and set-up cells define (and the exercises point at
-    the parameters): a reader must be able to open them, so they are collapsed, not removed."""
-    collapsed = [i for i, c in enumerate(cells(name)) if "hide-input" in tags(c)]
+def test_parameters_are_on_the_page_collapsed_and_set_up_is_removed(name):
+    """The exercises point at the parameters, so a reader can open them (collapsed, hide-input); the set-up
+    cell (imports, seeds, device) is plumbing and is removed (the intro says which names it defines)."""
     params = [i for i, c in enumerate(cells(name)) if "parameters" in tags(c)]
-    assert params and params[0] in collapsed, f"{name}: tag the parameters cell hide-input"
-    set_up = [i for i in collapsed if i != params[0] and re.search(r"^(from|import) ", source(cells(name)[i]), re.M)]
-    assert set_up, f"{name}: the set-up cell (imports, device) should be hide-input, not remove-cell"
+    assert params and "hide-input" in tags(cells(name)[params[0]]), f"{name}: tag the parameters cell hide-input"
+    shown_imports = [i for i, c in visible_code(name) if "hide-input" in tags(c)
+                     and re.search(r"^(from embedbook|import torch)", source(c), re.M)]
+    assert not shown_imports, f"{name}: the set-up cell {shown_imports} must be removed (remove-cell)"
 
 
 @pytest.mark.parametrize("name", LESSONS)
