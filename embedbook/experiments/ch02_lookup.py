@@ -742,8 +742,11 @@ def headline(v: claims.Verdict) -> str:
 
 
 def glue_headlines(verdicts: list[claims.Verdict]) -> None:
-    """Glue ``<claim>_headline`` for each verdict (the chapter's summary pastes them)."""
+    """Glue ``<claim>_headline`` for each verdict (the chapter's summary pastes them); a timed claim's
+    sentence quotes timings, so it is glued as ``<claim>_bench_headline`` (a timing, which may differ
+    between two runs)."""
     from embedbook import book
 
     for v in verdicts:
-        book.glue(f"{v.claim_id}_headline", headline(v))
+        timed = claims.rule_of(v.claim_id).timed
+        book.glue(f"{v.claim_id}_bench_headline" if timed else f"{v.claim_id}_headline", headline(v))
