@@ -326,6 +326,11 @@ def plain_decimal(x: float, digits: int = 2) -> str:
     return f"{x:.{places}f}".rstrip("0").rstrip(".")
 
 
+def device_words(device: str) -> str:
+    """The processor a result was measured on, for prose: "cpu" → "the CPU", "cuda" → "the GPU"."""
+    return {"cpu": "the CPU", "cuda": "the GPU", "mps": "the Apple GPU"}.get(device, f"the {device} device")
+
+
 def chapter_digest(chapter: str) -> str:
     """SHA-256 of a chapter's notebook and of its experiments module (``embedbook/experiments/ch<chapter>.py``,
     where its rules and checks live): a record made from an older version of either is stale."""

@@ -21,9 +21,7 @@ def upper_bound(x: float, floor: float) -> float:
     return floor if x <= floor else float(10 ** math.ceil(math.log10(x)))
 
 
-def device_words(device: str) -> str:
-    """The processor a result was measured on, for prose: "cpu" → "the CPU", "cuda" → "the GPU"."""
-    return {"cpu": "the CPU", "cuda": "the GPU", "mps": "the Apple GPU"}.get(device, f"the {device} device")
+device_words = book.device_words  # kept under this name for the tests
 
 
 def neighbour_table(space: Space, words: list[str], k: int = 10,
