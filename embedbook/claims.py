@@ -34,7 +34,26 @@ INCONCLUSIVE = "inconclusive here"
 NOT_HERE = "cannot be reproduced here"
 PENDING = "pending"
 VERDICTS = (CONFIRMED, CORRECTED, REFUTED, INCONCLUSIVE, NOT_HERE, PENDING)
-MEASURED, LITERATURE = "measured", "literature"
+# The kind of evidence that decides a claim (a rule's ``basis``):
+MEASURED = "measured"  # a measurement on real data, models or hardware
+CONSTRUCTED = "constructed"  # a demonstration on data built so that the effect can appear
+ARITHMETIC = "arithmetic"  # arithmetic or a definition: counting, algebra, an identity checked in code
+LITERATURE = "literature"  # published figures decide; a miniature here only illustrates
+BASES = (MEASURED, CONSTRUCTED, ARITHMETIC, LITERATURE)
+BASIS_WORDS = {
+    MEASURED: "measured on real data",
+    CONSTRUCTED: "a constructed demonstration",
+    ARITHMETIC: "arithmetic or a definition",
+    LITERATURE: "the literature",
+}
+_BASIS_LINES = {
+    MEASURED: "a measurement on real data, models or hardware decides.",
+    CONSTRUCTED: "a constructed demonstration decides: data built so that the effect can appear; it shows the "
+    "mechanism is possible, not how strong it is in real training.",
+    ARITHMETIC: "arithmetic or a definition decides: counting, algebra or an identity checked in code.",
+    LITERATURE: "published sources decide (papers, model cards, configurations, each cited); any measurement "
+    "here illustrates them.",
+}
 
 LONG = "000"  # seeds/000_a20c4a869fa23ada.txt, 《Embedding层：从离散符号到语义空间的第一步》
 SHORT = "004"  # seeds/004_c963df5ff42eda00.txt, 《什么是嵌入层？文字是怎么变成向量的》
@@ -249,8 +268,11 @@ class Rule:
         examples: verdict → realistic figures that give that verdict (the rule test runs them all).
         thresholds: named constants the conditions use (fixed here, not tuned on the result).
         seeds: how many seeds the measurement uses at full size (1 for deterministic arithmetic).
-        basis: ``"measured"`` (our measurement decides) or ``"literature"`` (a cited paper's figures
-            decide; our miniature is an illustration).
+        basis: the kind of evidence that decides, one of :data:`BASES`: ``"measured"`` (a measurement
+            on real data, models or hardware), ``"constructed"`` (a demonstration on data built so the
+            effect can appear), ``"arithmetic"`` (counting, algebra or a definition checked in code) or
+            ``"literature"`` (a cited paper's figures decide; our miniature is an illustration).
+            No default: every rule says which.
         full_size_only: True where a smoke-size run is too small to reach the full-size verdict;
             otherwise a test checks that the smoke and full verdicts agree.
         timed: True when a figure comes from wall-clock timing (``tests/test_load.py`` then checks
@@ -266,7 +288,7 @@ class Rule:
     decide: Callable[[Mapping[str, Any], Mapping[str, float]], str]
     thresholds: Mapping[str, float] = field(default_factory=dict)
     seeds: int = 1
-    basis: str = MEASURED
+    basis: str = ""
     full_size_only: bool = False
     timed: bool = False
 
@@ -289,8 +311,7 @@ class Rule:
         lines = [f"*Measured:* {self.quantity}."]
         if self.thresholds:
             lines.append("*Thresholds:* " + ", ".join(f"`{k}` = {_fmt(v)}" for k, v in self.thresholds.items()) + ".")
-        if self.basis == LITERATURE:
-            lines.append("*Basis:* the cited literature decides; the measurement here illustrates it.")
+        lines.append(f"*Basis:* {_BASIS_LINES[self.basis]}")
         if self.seeds > 1:
             lines.append(f"*Seeds:* {self.seeds}.")
         lines.append("*Outcomes:*")
@@ -331,8 +352,8 @@ def rule(cid: str, **declared: Any) -> Callable[[Callable], Rule]:
             raise ValueError(f"{cid}: a rule needs at least two outcomes, or the verdict is typed, not decided")
         if set(r.examples) != set(r.outcomes):
             raise ValueError(f"{cid}: give one example of figures for each outcome {list(r.outcomes)}")
-        if r.basis not in (MEASURED, LITERATURE):
-            raise ValueError(f"{cid}: basis must be {MEASURED!r} or {LITERATURE!r}")
+        if r.basis not in BASES:
+            raise ValueError(f"{cid}: basis must be one of {BASES} (the kind of evidence that decides), got {r.basis!r}")
         if cid in _RULES and _RULES[cid].decide.__qualname__ != decide.__qualname__:
             raise ValueError(f"claim {cid} already has a rule")
         _RULES[cid] = r
@@ -446,11 +467,13 @@ def verdict_markdown(v: Verdict) -> str:
     ]
     if r is not None:
         parts.append(f"**Rule, declared before measuring.**\n{r.markdown()}")
-    parts.append(f"**Verdict: {v.verdict}.** {v.evidence}")
+    basis = f" Basis: {BASIS_WORDS[r.basis]}." if r is not None else ""
+    parts.append(f"**Verdict: {v.verdict}.**{basis} {v.evidence}")
     if v.strength:
         parts.append(f"**Strength of the evidence.** {v.strength}")
     body = "\n\n".join(parts)
-    return f"````{{admonition}} {c.id} · {v.verdict}\n:class: {_STYLE[v.verdict]}\n\n{body}\n````\n"
+    title = f"{c.id} · {v.verdict}" + (f" · {BASIS_WORDS[r.basis]}" if r is not None else "")
+    return f"````{{admonition}} {title}\n:class: {_STYLE[v.verdict]}\n\n{body}\n````\n"
 
 
 def show(v: Verdict, smoke: bool = False) -> None:

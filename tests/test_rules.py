@@ -66,3 +66,34 @@ def test_judge_writes_the_evidence_for_the_outcome_the_rule_gave():
 
 def test_smoke_inconclusive_is_not_refuted():
     assert claims.INCONCLUSIVE in claims.VERDICTS and claims.INCONCLUSIVE != claims.REFUTED
+
+
+@pytest.mark.parametrize("cid", list(claims.CLAIMS))
+def test_every_rule_says_what_kind_of_evidence_decides(cid):
+    rule = claims.rule_of(cid)
+    assert rule.basis in claims.BASES, f"{cid}: basis {rule.basis!r}"
+    assert claims.BASIS_WORDS[rule.basis] and "*Basis:*" in rule.markdown()
+
+
+def test_rule_refuses_a_missing_or_unknown_basis():
+    declared = dict(quantity="q", inputs={}, outcomes={claims.CONFIRMED: "a", claims.REFUTED: "b"},
+                    examples={claims.CONFIRMED: {}, claims.REFUTED: {}})
+    for basis in ("", "measurement"):
+        with pytest.raises(ValueError, match="basis must be one of"):
+            claims.rule("C05", basis=basis, **declared)(lambda f, t: claims.CONFIRMED)
+
+
+def test_constructed_demonstrations_are_not_counted_as_measurements():
+    # C38 and C39 decide on corpora built so that the effect can appear (issue 19)
+    assert {claims.rule_of(c).basis for c in ("C38", "C39")} == {claims.CONSTRUCTED}
+
+
+def test_box_and_record_carry_the_basis(tmp_path, monkeypatch):
+    monkeypatch.setenv("EMBEDBOOK_VERDICTS", str(tmp_path))
+    v = claims.judge("C38", claims.rule_of("C38").examples[claims.CONFIRMED], lambda outcome: "evidence")
+    md = claims.verdict_markdown(v)
+    assert md.splitlines()[0].endswith(claims.BASIS_WORDS[claims.CONSTRUCTED])
+    assert f"Basis: {claims.BASIS_WORDS[claims.CONSTRUCTED]}." in md
+    import json
+    record = json.loads(claims.record_verdict(v, smoke=True).read_text(encoding="utf-8"))
+    assert record["basis"] == claims.CONSTRUCTED

@@ -127,6 +127,7 @@ def run_cuts(zh_texts: list[str], en_texts: list[str]) -> Cuts:
 
 @claims.rule(
     "C33",
+    basis=claims.MEASURED,
     quantity="for each of three real tokenizers, the share of the Chinese characters of a People's Daily sample "
     "that are one token, merged with neighbours into one token, or split over several tokens; and the share of "
     "running English words that GPT-2's BPE cuts into pieces, and how many pieces",
@@ -466,6 +467,7 @@ def run_vocab_sweep(train: list[str], test: list[str], sizes: list[int], d: int 
 
 @claims.rule(
     "C32",
+    basis=claims.MEASURED,
     quantity="byte-level BPEs trained on 80% of the Lee corpus at increasing vocabulary sizes V: the tokens of "
     "the held-out 20%, and the parameters of an nn.Embedding(V, d) counted from the module",
     inputs={
@@ -584,6 +586,7 @@ def run_ids_vs_meaning(words: list[str], pairs: int = 20000, seed: int = 0) -> I
 
 @claims.rule(
     "C34",
+    basis=claims.MEASURED,
     quantity="for frequent English words that are one GPT-2 token: the mean GloVe cosine distance of words next "
     "to each other in id order, against random pairs; and the Spearman correlation between id distance and "
     "cosine distance over random pairs",
@@ -722,6 +725,7 @@ def run_assembled(tokenizer, model, words: list[str], n_words: int = 400, device
 
 @claims.rule(
     "C47",
+    basis=claims.MEASURED,
     quantity="words MiniLM knows whole, fed to it as the WordPiece pieces it would use without that id: how "
     "often the last-layer vector built from the pieces has the word's own whole-word vector as its nearest, "
     "or among its 10 nearest, of the whole-word vectors of all the test words",

@@ -62,6 +62,7 @@ def run_exactness(vocab: int = 1000, dim: int = 64, shape: tuple[int, int] = (8,
 
 @claims.rule(
     "C02",
+    basis=claims.ARITHMETIC,
     quantity="the largest absolute difference between table[ids] and one_hot(ids) @ table on a random batch",
     inputs={"max_diff": "largest |gather − one-hot matmul| over all outputs"},
     thresholds={"rounding": 1e-6},
@@ -99,6 +100,7 @@ def check_c02(r: Exactness) -> claims.Verdict:
 
 @claims.rule(
     "C03",
+    basis=claims.ARITHMETIC,
     quantity="the largest difference between the lookup and a bias-free nn.Linear(V, d) with weight Eᵀ on one-hot "
     "inputs, forward and in the weight gradient",
     inputs={"max_diff": "largest |gather − Linear(one-hot)|", "max_diff_grad": "largest |embedding grad − Linear grad ᵀ|"},
@@ -203,6 +205,7 @@ def run_cost(
 
 @claims.rule(
     "C01",
+    basis=claims.MEASURED,
     quantity="how much the time of a batch of lookups grows when V grows from the smallest to the largest size, "
     "against the one-hot matmul's growth over the same sizes (all sizes timed in turn, one CPU thread; the median "
     "over rounds of each round's ratio)",
@@ -370,6 +373,7 @@ def run_one_hot_memory(n_tokens: int = 2048 * 8, vocab: int = 128256, dim: int =
 
 @claims.rule(
     "C04",
+    basis=claims.LITERATURE,
     quantity="the bytes of a batch as fp32 one-hot rows against the same batch as int64 ids; and, over a cited "
     "survey of frameworks and reference implementations (PyTorch's row measured with the profiler), how many have a "
     "one-hot matmul path and how many take it by default on their main accelerator",
@@ -594,6 +598,7 @@ def run_positions(tokenizer, model, word: str = "dog", seed: int = 0) -> Positio
 
 @claims.rule(
     "C37",
+    basis=claims.LITERATURE,
     quantity="in MiniLM (a BERT): whether one word at two positions gets the identical row of the word table but "
     "different layer-0 vectors, whether the position table is a separate parameter, and whether every layer keeps "
     "the width; and, over every model of the book's configuration table (sizing.MODELS, compiled for chapter 03), "

@@ -62,6 +62,7 @@ def run_bytes(vocab: int = 32000, d: int = 4096, real_rows: int = 32000) -> Tabl
 
 @claims.rule(
     "C05",
+    basis=claims.ARITHMETIC,
     quantity="the parameters of a 32,000 × 4,096 tensor and its bytes in fp32, fp16 and bf16 as torch reports them "
     "(numel × element_size, checked against a tensor really allocated), in decimal MB, against the article's 524 / "
     "262 / 262 MB",
@@ -153,6 +154,7 @@ def run_article_table() -> ArticleTable:
 
 @claims.rule(
     "C06",
+    basis=claims.ARITHMETIC,
     quantity="for each row of the article's table: V·d recomputed against the printed figure (the row's width is "
     "listed against the published models its name can denote, as information)",
     inputs={"worst_rel_err": "largest relative gap between a printed figure and V·d",
@@ -241,6 +243,7 @@ def run_tying(vocab: int = 50257, d: int = 12288) -> TyingCount:
 
 @claims.rule(
     "C07",
+    basis=claims.ARITHMETIC,
     quantity="embedding-related parameters of a token table and output head at GPT-3's V = 50,257 and d = 12,288, "
     "counted from torch modules untied and tied; the saving against the article's 'about 600 million'",
     inputs={"ratio": "untied / tied parameters", "saving_rel_err": "relative gap between the saving and 600M"},
@@ -329,6 +332,7 @@ def run_width_rule(layer_d: int = 4096, heads: int = 32, vocab: int = 50257) -> 
 
 @claims.rule(
     "C19",
+    basis=claims.ARITHMETIC,
     quantity="one real Transformer layer's parameters against 12d², and 12·L·d² against N for each row of the "
     "article's table (125M to 175B)",
     inputs={"layer_ratio": "parameters of a torch layer / 12d²", "worst_large_err": "largest |12·L·d²/N − 1| for N ≥ 7B",
@@ -426,6 +430,7 @@ def run_heads(d: int = 100, heads: int = 3, head_width: int = 32) -> Heads:
 
 @claims.rule(
     "C20",
+    basis=claims.LITERATURE,
     quantity="the published configurations (sizing.MODELS): how many have d divisible by the head count, and how "
     "many project Q, K and V to heads × d_head ≠ d; and whether an attention with such heads runs on the usual "
     "four projection matrices",
@@ -625,6 +630,7 @@ def run_shares(encoder: torch.nn.Module, example_layers: int = 24, split: float 
 
 @claims.rule(
     "C35",
+    basis=claims.LITERATURE,
     quantity="100,000 × 1,000 computed; for the published configurations at the article's scale (below 10B "
     "parameters: its example, a 100K × 1,000 table, belongs to a model of well under 1B), the share of models whose "
     "token table(s) hold at least `sizeable` of all parameters (往往: often)",

@@ -66,6 +66,7 @@ def run_touched(vocab: int = 2000, d: int = 32, batch: int = 8, context: int = 3
 
 @claims.rule(
     "C12",
+    basis=claims.ARITHMETIC,
     quantity="the rows of a small Transformer LM's token table with a non-zero gradient after one backward pass on a "
     "random batch, against the distinct ids in the batch; with a separate (untied) output matrix and with the output "
     "head tied to the table",
@@ -191,6 +192,7 @@ def run_optimizers(drift_steps: int = 20, seed: int = 0) -> Optimizers:
 
 @claims.rule(
     "C13",
+    basis=claims.MEASURED,
     quantity="whether torch.optim.Adam accepts the sparse gradient of nn.Embedding(sparse=True), and whether it "
     "trains a default nn.Embedding, whose gradient is a dense tensor with zero rows",
     inputs={"adam_refused": "1 if Adam raised on the sparse gradient", "dense_adam_trains":
@@ -500,6 +502,7 @@ def _c15_state(f: dict, key: str, t: dict) -> str:
 
 @claims.rule(
     "C15",
+    basis=claims.MEASURED,
     quantity="for untied small LMs trained to a plateau, the cosine between each token's final row and its initial "
     "row (scale-free: cos² is the share of the final row still along its random start), for tokens seen 1–3 "
     "times in training, and the rank correlation of training count with the relative distance travelled; in three "
@@ -697,6 +700,7 @@ def c15_reading(r: LrStudy) -> str:
 
 @claims.rule(
     "C16",
+    basis=claims.MEASURED,
     quantity="the validation loss (nats) at positions whose input token was seen 1–10 times in training, for an untied "
     "small LM trained to a plateau with the embedding learning rate at 1× and 10× the rest, paired by seed (positive "
     "gain = 10× lower)",
@@ -852,6 +856,7 @@ def run_pull(n_sentences: int = 2000, *, d: int = 16, context: int = 8, batch_si
 
 @claims.rule(
     "C38",
+    basis=claims.CONSTRUCTED,
     quantity="the cosine of the input rows of 苹果 and 香蕉 (which never share a sentence but are followed by the same "
     "contexts) from initialisation to the validation plateau, against the control pair 苹果–手机, over seeds",
     inputs={

@@ -99,6 +99,7 @@ def run_step0(vocab_size: int = 1000, dims: tuple[int, ...] = (64, 256), seeds: 
 
 @claims.rule(
     "C21",
+    basis=claims.ARITHMETIC,
     quantity="at step 0 of a small LM whose output head is tied to the token table (so the table's scale reaches the "
     "logits), the standard deviation of the logits at every width measured; for the article's N(0, 1/√d) read as "
     "(mean, variance), i.e. std d^(-1/4), and read as (mean, std), i.e. std 1/√d",
@@ -267,6 +268,7 @@ def run_pretrained(vocab_size: int = 1000, small_tokens: int = 16_000, *, seeds:
 
 @claims.rule(
     "C22",
+    basis=claims.MEASURED,
     quantity="steps until an untied small LM whose token table starts from GloVe reaches the best validation loss of the "
     "same model started from a random table of GloVe's scale (the speed-up: random's steps / GloVe's steps), per seed, "
     "trained on a small slice of the training text and on all of it; every run trained to its plateau",

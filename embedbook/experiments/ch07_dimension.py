@@ -178,6 +178,7 @@ def _sign(lo: float, hi: float, n: int) -> int:
 
 @claims.rule(
     "C17",
+    basis=claims.MEASURED,
     quantity="best validation loss (nats, whole validation split, weights restored to the best evaluation) of a small "
     "tied LM at each width d on a small corpus, per seed; the smallest and the largest width are each compared "
     "with the width whose mean loss is lowest",
@@ -403,6 +404,7 @@ def run_attention_cost(ns: list[int], ds: list[int], n_fixed: int, d_fixed: int,
 
 @claims.rule(
     "C18",
+    basis=claims.ARITHMETIC,
     quantity="FLOPs of self-attention counted by torch's FlopCounterMode: exponents of the score-and-mix part "
     "(QKᵀ and AV, what Vaswani et al. 2017, Table 1, count per layer) fitted over the sequence length n and the "
     "width d; then, by the formula 8nd² + 4n²d that the counts confirm, the share of the Q, K, V and output "
@@ -517,6 +519,7 @@ def run_widths(lo: int = 100, hi: int = 10_000) -> Widths:
 
 @claims.rule(
     "C42",
+    basis=claims.LITERATURE,
     quantity="the share of published model and word-vector widths that lie between a hundred and ten thousand "
     "(几百到几千: hundreds to thousands)",
     inputs={"share_in_range": "widths in [100, 10,000) / all widths listed", "n_models": "widths listed"},

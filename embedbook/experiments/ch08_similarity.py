@@ -162,6 +162,7 @@ def run_norms(glove: Space, w2v_model, minilm: Space, glove_top: int = 100_000, 
 
 @claims.rule(
     "C40",
+    basis=claims.MEASURED,
     quantity="whether cosine changes when a vector is scaled (largest change over 1,000 random GloVe pairs scaled "
     "by 0.01, 3 and 1,000), and the Spearman correlation between vector length and log word frequency over the "
     "whole vocabulary of GloVe 6B 50d, a Word2Vec model trained here and MiniLM's input table",
@@ -324,6 +325,7 @@ def run_retrieval(table, n_queries: int = 20, k: int = 10, batch: int = 1, reps:
 
 @claims.rule(
     "C41",
+    basis=claims.MEASURED,
     quantity="top-k cosine retrieval over all rows of GloVe (400,000 × 50), one query per call: the largest score "
     "difference between the normalised-then-dot route and cosine at query time; the arithmetic operations per call "
     "of the normalised route and of the fair comparator, a cosine that keeps the row lengths from an earlier pass, "

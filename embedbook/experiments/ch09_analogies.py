@@ -70,6 +70,7 @@ def run_analogy(space: Space, a: str = "man", b: str = "king", c: str = "woman",
 
 @claims.rule(
     "C43",
+    basis=claims.MEASURED,
     quantity="the rank of queen among all 400,000 GloVe 6B 50d words by cosine with king − man + woman (3CosAdd), "
     "the three input words excluded as in Mikolov et al.'s tool and gensim; the rank without that exclusion is "
     "reported beside it",
@@ -276,6 +277,7 @@ def run_analogy_set(space: Space, restrict: int = 100_000, per_section: int | No
 
 @claims.rule(
     "C44",
+    basis=claims.MEASURED,
     quantity="on GloVe 6B 50d and the 19,544 questions of questions-words.txt (top 100,000 words): how much the "
     "offsets b − a and d − c of a question share a direction (mean cosine, against offsets paired with questions "
     "from other sections), and how far 3CosAdd beats the nearest word to c alone (Linzen, 2016); whether the model "
@@ -348,6 +350,7 @@ def check_c44(r: AnalogySet) -> claims.Verdict:
 
 @claims.rule(
     "C45",
+    basis=claims.MEASURED,
     quantity="GloVe 3CosAdd accuracy (inputs excluded) gaps on questions-words.txt, each with a 95 % interval: "
     "questions whose rarest word ranks beyond 30,000 against the others of the same section; questions from the "
     "place-name sections against the others with a rarest word in the same frequency band; questions holding a "

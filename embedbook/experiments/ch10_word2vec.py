@@ -239,6 +239,7 @@ def run_planted(corpus: list[list[str]], a: str = "fire", b: str = "company", ps
 
 @claims.rule(
     "C39",
+    basis=claims.CONSTRUCTED,
     quantity="the lean of a made-up word placed in the contexts of 'fire' in a share p of its 40 occurrences and in "
     "the contexts of 'company' in the rest — cos(word, fire) − cos(word, company) — for p = 0.2, 0.5, 0.8, one "
     "skip-gram model on the Lee corpus plus the planted contexts per seed, three seeds",

@@ -180,6 +180,7 @@ def run_senses(tokenizer, model, word: str = "apple", fruit: list[str] = FRUIT, 
 
 @claims.rule(
     "C10",
+    basis=claims.MEASURED,
     quantity="in one batched forward pass of MiniLM over the 16 'apple' sentences: the largest difference between "
     "the rows the token table handed out for the same token id in different sentences, and between the layer-0 "
     "vectors (after positions are added) of the same token at the same position in different sentences",
@@ -304,6 +305,7 @@ def run_cost(
 
 @claims.rule(
     "C46",
+    basis=claims.MEASURED,
     quantity="leave-one-out nearest-centroid accuracy of telling fruit 'apple' from company 'apple' (40 + 40 "
     "hand-written sentences) on the last layer, and on a static bag of context (the mean of the table rows of "
     "the sentence's other tokens: d additions per token, no network); and the forward pass's floating-point "
@@ -593,6 +595,7 @@ def run_contextuality(
 
 @claims.rule(
     "C11",
+    basis=claims.MEASURED,
     quantity="Ethayarajh's (2019) maximum explainable variance in the reading that passes a calibration on "
     "synthetic words (a word whose occurrences are one fixed vector plus 1% noise must score at least "
     "'static_min'; a word of unrelated random vectors must sit within 'random_max' of its baseline): of the "

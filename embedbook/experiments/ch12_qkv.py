@@ -76,6 +76,7 @@ def run_qkv(tokenizer, model, sentence: str = SENTENCE) -> QKV:
 
 @claims.rule(
     "C24",
+    basis=claims.MEASURED,
     quantity="the largest difference between layer 0's attention probabilities as MiniLM (a BERT-style encoder) "
     "reports them and as rebuilt "
     "from its weights, (a) in the article's form Q = X W_Q with X = token + position rows, (b) in the model's form; "

@@ -116,6 +116,7 @@ def run_memory(tables: Mapping[str, torch.Tensor] | None = None, vocab: int = AR
 
 @claims.rule(
     "C28",
+    basis=claims.ARITHMETIC,
     quantity="the bytes of an FP32 table divided by the bytes of its INT8 / INT4 copy, counting everything "
     "stored (the codes, INT4 packed two to a byte, and a float32 scale for every row), at the article's "
     "size V = 32,000, d = 4,096",
@@ -255,6 +256,7 @@ def run_neighbours(tables: Mapping[str, torch.Tensor], queries: Mapping[str, Seq
 
 @claims.rule(
     "C49",
+    basis=claims.MEASURED,
     quantity="on two real tables (GloVe's 50-d word vectors, MiniLM's WordPiece table), for each query word: "
     "its top-10 cosine neighbours before and after row-wise INT8 / INT4 quantisation; the share of queries whose "
     "ordered list changed (a swap of places or a neighbour replaced), taken on the table where it is smaller. The "
@@ -452,6 +454,7 @@ def run_robustness(tokenizer, model, sentences: Sequence[str]) -> Robustness:
 
 @claims.rule(
     "C29",
+    basis=claims.MEASURED,
     quantity="how far MiniLM's last hidden states move, token by token (relative distance ||h_q − h|| / ||h|| from "
     "the float model's state of the same token, unpooled), when only its word-embedding table is quantised, against "
     "(a) only the query/key/value/output projections of all its attention blocks and (b) only those of one block, "

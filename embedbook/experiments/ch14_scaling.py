@@ -245,6 +245,7 @@ ADAPTIVE_REPORTED = {
 
 @claims.rule(
     "C26",
+    basis=claims.MEASURED,
     quantity="the article's two statements, decided separately. The direction (frequent function words need fewer "
     "dimensions): best validation loss (nats, whole validation split) of small LMs whose adaptive input gives the "
     "frequent band the fewest dimensions (the article's assignment) against the same adaptive input with the frequent "

@@ -210,6 +210,7 @@ def _c30_figures(r: FineTune) -> dict:
 
 @claims.rule(
     "C30",
+    basis=claims.MEASURED,
     quantity="per seed, against full fine-tuning: the target (news) validation loss with the input embedding at a "
     "tenth of the learning rate or frozen, and how much the source (Wikipedia) validation loss rose during "
     "fine-tuning (forgetting), all in nats; the miniature may decide only if full fine-tuning damages the source "
