@@ -291,6 +291,11 @@ class Rule:
     basis: str = ""
     full_size_only: bool = False
     timed: bool = False
+    # A literature rule: the sources it is decided from, and which of its inputs are counted from them
+    # (figure → tag, or → (tag, stance)); judge() counts them, a check never types them.
+    literature: Literature | None = None
+    counted: Mapping[str, Any] = field(default_factory=dict)
+    example_sources: Mapping[str, SourceSet] = field(default_factory=dict)  # outcome → its source set
 
     def __call__(self, figures: Mapping[str, Any]) -> str:
         """The verdict these figures give; a missing figure or an undeclared outcome raises."""
@@ -344,7 +349,7 @@ def rule(cid: str, **declared: Any) -> Callable[[Callable], Rule]:
     claim(cid)
 
     def register(decide: Callable) -> Rule:
-        r = Rule(claim_id=cid, decide=decide, **declared)
+        r = Rule(claim_id=cid, decide=decide, **_resolve_sources(cid, declared))
         bad = [v for v in r.outcomes if v not in VERDICTS or v == PENDING]
         if bad:
             raise ValueError(f"{cid}: {bad} are not verdicts; use {VERDICTS[:-1]}")
@@ -382,6 +387,188 @@ def rule_of(cid: str) -> Rule | None:
     return _RULES.get(cid)
 
 
+# --- literature: a verdict decided from a list of sources --------------------------------------------------
+
+SUPPORTS, CONTRADICTS = "supports", "contradicts"
+
+
+@dataclass(frozen=True)
+class Source:
+    """One published finding: what a paper reports and where it says so.
+
+    Attributes:
+        cite: the paper's key in ``book/references.bib``.
+        finding: what it reports, in a sentence (the box prints it).
+        where: where it says so: section, table, figure or page of the version read.
+        supports: tags of the statements this finding supports (e.g. ``"gain_from_tying"``).
+        contradicts: tags of the statements it contradicts.
+    """
+
+    cite: str
+    finding: str
+    where: str
+    supports: tuple[str, ...] = ()
+    contradicts: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        for name in ("cite", "finding", "where"):
+            if not str(getattr(self, name)).strip():
+                raise ValueError(f"a Source needs its {name}: the paper's bib key, what it reports and where")
+        if isinstance(self.supports, str) or isinstance(self.contradicts, str):
+            raise TypeError(f"{self.cite}: supports and contradicts are tuples of tags, e.g. ('gain_from_tying',)")
+        if not (self.supports or self.contradicts):
+            raise ValueError(f"{self.cite}: a Source bears on at least one tag (supports= or contradicts=)")
+        both = set(self.supports) & set(self.contradicts)
+        if both:
+            raise ValueError(f"{self.cite}: a finding cannot both support and contradict {sorted(both)}")
+
+    def bears(self, tag: str, stance: str = SUPPORTS) -> bool:
+        """Whether this finding takes ``stance`` (:data:`SUPPORTS` or :data:`CONTRADICTS`) on ``tag``."""
+        if stance not in (SUPPORTS, CONTRADICTS):
+            raise ValueError(f"stance must be {SUPPORTS!r} or {CONTRADICTS!r}, got {stance!r}")
+        return tag in (self.supports if stance == SUPPORTS else self.contradicts)
+
+
+@dataclass(frozen=True)
+class Search:
+    """The search behind a source list: the queries, where they were run, and when."""
+
+    queries: tuple[str, ...]
+    corpora: tuple[str, ...]
+    date: str  # ISO date of the search
+
+    def __post_init__(self) -> None:
+        if not self.queries or not self.corpora or not self.date:
+            raise ValueError("a Search records its queries, the corpora searched and the date")
+
+    def markdown(self) -> str:
+        queries = "; ".join(f"“{q}”" for q in self.queries)
+        return f"{len(self.queries)} queries ({queries}) in {', '.join(self.corpora)}, {self.date}"
+
+
+def _counted(spec: str | tuple[str, str]) -> tuple[str, str]:
+    """A counted figure's ``(tag, stance)``; a bare tag means the sources that support it."""
+    tag, stance = (spec, SUPPORTS) if isinstance(spec, str) else spec
+    if stance not in (SUPPORTS, CONTRADICTS):
+        raise ValueError(f"stance must be {SUPPORTS!r} or {CONTRADICTS!r}, got {stance!r}")
+    return tag, stance
+
+
+def tally(sources: tuple[Source, ...], counted: Mapping[str, str | tuple[str, str]]) -> dict[str, int]:
+    """Each counted figure: how many of ``sources`` take its stance on its tag (``figure → tag`` or
+    ``figure → (tag, stance)``)."""
+    out = {}
+    for name, spec in counted.items():
+        tag, stance = _counted(spec)
+        out[name] = sum(s.bears(tag, stance) for s in sources)
+    return out
+
+
+@dataclass(frozen=True)
+class Literature:
+    """What a literature verdict is decided from: the sources, the search that found them, and the
+    strongest evidence against the verdict they give."""
+
+    sources: tuple[Source, ...]
+    search: Search
+    strongest_against: str
+
+    def __post_init__(self) -> None:
+        if not self.sources:
+            raise ValueError("a Literature record lists at least one source")
+        if not self.strongest_against.strip():
+            raise ValueError("a Literature record names the strongest evidence against its reading")
+
+    def count(self, tag: str, stance: str = SUPPORTS) -> int:
+        """How many sources take ``stance`` on ``tag``."""
+        return sum(s.bears(tag, stance) for s in self.sources)
+
+    def figures(self, counted: Mapping[str, str | tuple[str, str]]) -> dict[str, int]:
+        """The counted figures a rule reads (see :func:`tally`)."""
+        return tally(self.sources, counted)
+
+    def cites(self) -> list[str]:
+        """The bib keys of the sources, in order, each once."""
+        return list(dict.fromkeys(s.cite for s in self.sources))
+
+    def markdown(self, counted: Mapping[str, str | tuple[str, str]] | None = None) -> str:
+        """The box's source list: each finding and where it says so, the counted figures, the search and
+        the strongest evidence against."""
+        lines = ["**Sources the rule reads** (each finding, and where the paper says it):"]
+        lines += [f"- {s.finding} ({s.where}; `{s.cite}`)" for s in self.sources]
+        if counted:
+            counts = self.figures(counted)
+            lines.append("")
+            lines.append("*Counted from them:* " + "; ".join(
+                f"`{name}` = {counts[name]} (sources that {_counted(spec)[1][:-1]} `{_counted(spec)[0]}`)"
+                for name, spec in counted.items()) + ".")
+        lines.append("")
+        lines.append(f"*Search:* {self.search.markdown()}.")
+        lines.append("")
+        lines.append(f"*Strongest evidence against:* {self.strongest_against}")
+        return "\n".join(lines)
+
+
+@dataclass(frozen=True)
+class SourceSet:
+    """A rule's example for one outcome given as sources (plus any measured figures the rule also reads):
+    the rule test counts them as the check would."""
+
+    sources: tuple[Source, ...]
+    measured: Mapping[str, Any] = field(default_factory=dict)
+
+
+def source_set(*sources: Source, **measured: Any) -> SourceSet:
+    """An example of an outcome as a set of sources, with the measured figures the rule also reads."""
+    return SourceSet(tuple(sources), dict(measured))
+
+
+def _resolve_sources(cid: str, declared: dict) -> dict:
+    """Check a rule's ``literature``/``counted`` declaration and turn its source-set examples into figures."""
+    counted, lit = declared.get("counted") or {}, declared.get("literature")
+    examples = dict(declared.get("examples") or {})
+    given = {v: e for v, e in examples.items() if isinstance(e, SourceSet)}
+    if not counted:
+        if lit is not None or given:
+            raise ValueError(f"{cid}: a rule with literature or source-set examples declares counted= (figure → tag)")
+        return declared
+    if lit is None:
+        raise ValueError(f"{cid}: counted figures need the sources they are counted from (literature=)")
+    unread = sorted(set(counted) - set(declared.get("inputs") or {}))
+    if unread:
+        raise ValueError(f"{cid}: counted figures {unread} are not among the rule's inputs")
+    typed = sorted(v for v in examples if v not in given)
+    if typed:
+        raise ValueError(f"{cid}: give the examples for {typed} as claims.source_set(...): counted figures are "
+                         "never typed")
+    for v, s in given.items():
+        clash = sorted(set(s.measured) & set(counted))
+        if clash:
+            raise ValueError(f"{cid}: the example for {v!r} types the counted figures {clash}")
+        examples[v] = {**s.measured, **tally(s.sources, counted)}
+    for name, spec in counted.items():
+        _counted(spec)
+    return {**declared, "examples": examples, "example_sources": given}
+
+
+def _with_counts(r: "Rule", figures: Mapping[str, Any]) -> dict[str, Any]:
+    """``figures`` plus the rule's counted figures, counted from its sources; a typed count raises."""
+    if not r.counted:
+        return dict(figures)
+    typed = sorted(set(r.counted) & set(figures))
+    if typed:
+        raise ValueError(f"{r.claim_id}: {typed} are counted from the rule's sources (claims.Literature), not passed in")
+    return {**figures, **r.literature.figures(r.counted)}
+
+
+def bibliography_keys(path: Path | None = None) -> set[str]:
+    """The entry keys of ``book/references.bib`` (or of ``path``)."""
+    import re
+
+    path = path or book.root() / "book" / "references.bib"
+    return set(re.findall(r"^@\w+\s*\{\s*([^,\s]+)\s*,", path.read_text(encoding="utf-8"), flags=re.M))
+
+
 # --- verdicts ----------------------------------------------------------------------------------------
 
 
@@ -414,6 +601,7 @@ def judge(cid: str, figures: Mapping[str, Any], evidence: Callable[[str], str], 
     r = rule_of(cid)
     if r is None:
         raise LookupError(f"claim {cid} has no declared rule: add one with claims.rule({cid!r}, ...)")
+    figures = _with_counts(r, figures)
     verdict = r(figures)
     return Verdict(cid, verdict, evidence(verdict), dict(figures), strength)
 
@@ -471,6 +659,8 @@ def verdict_markdown(v: Verdict) -> str:
     parts.append(f"**Verdict: {v.verdict}.**{basis} {v.evidence}")
     if v.strength:
         parts.append(f"**Strength of the evidence.** {v.strength}")
+    if r is not None and r.literature is not None:
+        parts.append(r.literature.markdown(r.counted))
     body = "\n\n".join(parts)
     title = f"{c.id} · {v.verdict}" + (f" · {BASIS_WORDS[r.basis]}" if r is not None else "")
     return f"````{{admonition}} {title}\n:class: {_STYLE[v.verdict]}\n\n{body}\n````\n"
@@ -529,6 +719,8 @@ def record_verdict(v: Verdict, smoke: bool) -> Path | None:
         "size": "smoke" if smoke else "full",
         "basis": rule.basis if rule else None,
         "chapter_sha256": book.chapter_digest(c.chapter),
+        "sources": [{"cite": s.cite, "finding": s.finding, "where": s.where}
+                    for s in (rule.literature.sources if rule and rule.literature else ())],
     }
     store.mkdir(parents=True, exist_ok=True)
     path = store / f"{v.claim_id}.json"

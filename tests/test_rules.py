@@ -97,3 +97,80 @@ def test_box_and_record_carry_the_basis(tmp_path, monkeypatch):
     import json
     record = json.loads(claims.record_verdict(v, smoke=True).read_text(encoding="utf-8"))
     assert record["basis"] == claims.CONSTRUCTED
+
+
+# --- literature verdicts: decided from a list of sources, never from a typed count ---------------------------
+
+_SRC = claims.Source("press2017tying", "tying lowered held-out perplexity", "Table 2", supports=("gain",))
+_LIT = claims.Literature((_SRC,), claims.Search(("weight tying language model",), ("pages",), "2026-12-01"),
+                         strongest_against="none found")
+
+
+def _literature_rules():
+    return [cid for cid in claims.CLAIMS if (r := claims.rule_of(cid)) is not None and r.counted]
+
+
+def test_a_source_says_what_where_and_on_what():
+    with pytest.raises(ValueError, match="where"):
+        claims.Source("press2017tying", "tying helps", "", supports=("gain",))
+    with pytest.raises(ValueError, match="at least one tag"):
+        claims.Source("press2017tying", "tying helps", "Table 2")
+    with pytest.raises(TypeError, match="tuples of tags"):
+        claims.Source("press2017tying", "tying helps", "Table 2", supports="gain")
+    with pytest.raises(ValueError, match="both support and contradict"):
+        claims.Source("press2017tying", "tying helps", "Table 2", supports=("gain",), contradicts=("gain",))
+
+
+def test_counts_come_from_the_sources():
+    against = claims.Source("chung2021rethinking", "untied did better", "Table 1", contradicts=("gain",))
+    lit = claims.Literature((_SRC, against), _LIT.search, "Chung et al.")
+    assert lit.count("gain") == 1 and lit.count("gain", claims.CONTRADICTS) == 1 and lit.count("other") == 0
+    assert lit.figures({"n_for": "gain", "n_against": ("gain", claims.CONTRADICTS)}) == {"n_for": 1, "n_against": 1}
+    with pytest.raises(ValueError, match="stance"):
+        lit.count("gain", "maybe")
+
+
+def test_the_box_lists_findings_where_search_and_the_evidence_against():
+    md = _LIT.markdown({"n_for": "gain"})
+    for text in ("tying lowered held-out perplexity", "Table 2", "weight tying language model", "pages",
+                 "none found", "`n_for` = 1"):
+        assert text in md
+
+
+def test_a_rule_refuses_a_typed_count():
+    declared = dict(quantity="q", inputs={"n_for": "sources for"}, literature=_LIT, counted={"n_for": "gain"},
+                    outcomes={claims.CONFIRMED: "a", claims.REFUTED: "b"})
+    with pytest.raises(ValueError, match="source_set"):
+        claims.rule("C05", examples={claims.CONFIRMED: {"n_for": 1}, claims.REFUTED: claims.source_set()},
+                    **declared)(lambda f, t: claims.CONFIRMED)
+    with pytest.raises(ValueError, match="types the counted"):
+        claims.rule("C05", examples={claims.CONFIRMED: claims.source_set(_SRC, n_for=1),
+                                     claims.REFUTED: claims.source_set()}, **declared)(lambda f, t: claims.CONFIRMED)
+    with pytest.raises(ValueError, match="literature="):
+        claims.rule("C05", **{**declared, "literature": None},
+                    examples={claims.CONFIRMED: claims.source_set(_SRC), claims.REFUTED: claims.source_set()})(
+            lambda f, t: claims.CONFIRMED)
+
+
+@pytest.mark.parametrize("cid", _literature_rules())
+def test_literature_examples_are_source_sets(cid):
+    rule = claims.rule_of(cid)
+    assert set(rule.example_sources) == set(rule.outcomes), f"{cid}: every outcome's example is a source set"
+    for outcome, given in rule.example_sources.items():
+        assert claims.tally(given.sources, rule.counted).items() <= rule.examples[outcome].items()
+        assert rule(rule.examples[outcome]) == outcome
+
+
+@pytest.mark.parametrize("cid", _literature_rules())
+def test_judge_counts_the_sources_and_refuses_typed_counts(cid):
+    rule = claims.rule_of(cid)
+    with pytest.raises(ValueError, match="counted from the rule's sources"):
+        claims.judge(cid, {name: 1 for name in rule.counted}, lambda v: v)
+
+
+@pytest.mark.parametrize("cid", _literature_rules())
+def test_every_cite_is_in_the_bibliography(cid):
+    keys = claims.bibliography_keys()
+    rule = claims.rule_of(cid)
+    cites = set(rule.literature.cites()) | {s.cite for g in rule.example_sources.values() for s in g.sources}
+    assert cites <= keys, f"{cid}: {sorted(cites - keys)} are not in book/references.bib"
