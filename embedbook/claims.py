@@ -230,8 +230,8 @@ CLAIMS: dict[str, Claim] = {c.id: c for c in [
        "Analogies often fail on rare words, proper nouns and polysemous words.", "09_analogies", "similarity"),
     _c("C46", SHORT, "一张矩阵解决不了的事", "后来的上下文相关表示让同一个词在不同句子里得到不同向量，代价是每个 token 都要过一遍网络",
        "later context-dependent representations give the same word different vectors in different sentences, at the cost of running every token through the network",
-       "Polysemy ('apple' fruit vs company) is resolved only by contextual representations, at the cost of running "
-       "the network per token.", "11_contextual", "contextual"),
+       "Polysemy ('apple' fruit vs company) is resolved by contextual representations, not by the word's one row, at "
+       "the cost of running the network per token.", "11_contextual", "contextual"),
     _c("C47", SHORT, "一张矩阵解决不了的事", "没见过的词，分词器拆成子词片段，向量由片段组合而来，能用但不精确。拼写错误、网络新词、专业缩写都属于这一类。语料里出现少的词，训练不足，位置会偏",
        "a word never seen is split by the tokenizer into subword pieces and its vector is assembled from them: usable, but imprecise. Misspellings, new internet words and technical abbreviations all belong here. Words that occur rarely in the corpus are undertrained and end up in the wrong place",
        "Unseen words are assembled from subword pieces: usable but imprecise; rare words are poorly placed.",
