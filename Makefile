@@ -18,8 +18,6 @@ $(STAMP): pyproject.toml constraints.txt
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV) || python3 -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -c constraints.txt -e ".[test]"
-	# the GPT-2 BPE ranks ship as an asset of openai-whisper; only the file is read, so no deps
-	$(BIN)/python -m pip install --quiet -c constraints.txt --no-deps openai-whisper
 	touch $@
 
 # unit and property-based tests, then every chapter at smoke size, twice (offline, deterministic)

@@ -9,10 +9,15 @@ Used by every chapter.
 
 from __future__ import annotations
 
+import base64
 import bz2
 import functools
+import hashlib
 import importlib
+import importlib.metadata
+import importlib.resources
 import importlib.util
+import logging
 import os
 import re
 from pathlib import Path
@@ -20,6 +25,7 @@ from pathlib import Path
 import numpy as np
 
 EXTRA = "data"
+REPOSITORY = "https://github.com/embedbook/embedbook"  # fallback when the metadata is absent; a test keeps it = _config.yml
 GPT2_PATTERN = r"""'(?:[sdmt]|ll|ve|re)| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"""
 
 
@@ -27,16 +33,59 @@ class MissingResource(ImportError):
     """A package that provides a model, corpus or vector set is not installed."""
 
 
-def _need(module: str, package: str | None = None):
+def _requirement(package: str) -> str:
+    """``package``'s requirement as embedbook's metadata declares it (``'gensim>=4.3'``), so a hint cannot drift
+    from pyproject.toml; the bare name when embedbook's metadata is not installed."""
+    norm = re.sub(r"[-_.]+", "-", package).lower()
+    try:
+        requires = importlib.metadata.requires("embedbook") or []
+    except importlib.metadata.PackageNotFoundError:
+        return package
+    for req in requires:
+        spec = req.split(";")[0].strip()
+        name = re.match(r"[A-Za-z0-9._-]+", spec).group(0)
+        if re.sub(r"[-_.]+", "-", name).lower() == norm and not spec.startswith("embedbook"):
+            return spec.replace(" ", "")
+    return package
+
+
+def _checkout() -> Path | None:
+    """The source checkout embedbook runs from (an editable install or the repository itself), if any."""
+    root = Path(__file__).resolve().parents[1]
+    return root if (root / "pyproject.toml").is_file() and (root / "book").is_dir() else None
+
+
+def repository_url() -> str:
+    """The repository's URL, from embedbook's metadata (``[project.urls] Repository``, the one ``_config.yml`` names)."""
+    try:
+        urls = importlib.metadata.metadata("embedbook").get_all("Project-URL") or []
+    except importlib.metadata.PackageNotFoundError:
+        urls = []
+    found = [u.split(",", 1)[1].strip() for u in urls if u.split(",", 1)[0].strip().lower() == "repository"]
+    return found[0] if found else REPOSITORY
+
+
+def extra_command(extra: str) -> str:
+    """A pip command that installs embedbook's ``extra`` and works today (embedbook is not on the package index):
+    from the checkout it runs from, or from the repository's URL."""
+    root = _checkout()
+    if root is not None:
+        return f"pip install -e '{root}[{extra}]'"
+    return f"pip install 'embedbook[{extra}] @ git+{repository_url()}'"
+
+
+def install_hint(package: str, extra: str = EXTRA) -> str:
+    """The one install hint every missing-package message uses: the package's own requirement, and the extra
+    that provides it, each as a command that works today."""
+    return f"install it with  pip install '{_requirement(package)}'  (or all of [{extra}]:  {extra_command(extra)})"
+
+
+def _need(module: str, package: str | None = None, extra: str = EXTRA):
     """Import ``module`` or raise MissingResource naming the pip package and the extra."""
     try:
         return importlib.import_module(module)
     except ImportError as err:
-        pkg = package or module
-        raise MissingResource(
-            f"{module!r} is not installed; install it with  pip install 'embedbook[{EXTRA}]'  "
-            f"(or  pip install {pkg})"
-        ) from err
+        raise MissingResource(f"{module!r} is not installed; {install_hint(package or module, extra)}") from err
 
 
 def _package_file(module: str, *parts: str, package: str | None = None) -> Path:
@@ -298,27 +347,51 @@ def jieba_dict() -> dict[str, int]:
 # --- tokenizers ----------------------------------------------------------------------------------
 
 
+# sha256 of the BPE ranks shipped in embedbook/resources (copied from openai-whisper's assets; see NOTICE.txt)
+BPE_RANKS = {
+    "gpt2.tiktoken": "306cd27f03c1a714eca7108e03d66b7dc042abe8c258b44c199a7ed9838dd930",
+    "multilingual.tiktoken": "b34b360dbb493e781e479794586d661700670d65564001f23024971d1f2fa126",
+}
+
+
+def bpe_ranks(name: str) -> dict[bytes, int]:
+    """Merge ranks (token bytes → rank) of a byte-level BPE shipped inside the package: ``"gpt2.tiktoken"`` or
+    ``"multilingual.tiktoken"``. Read here rather than with tiktoken's loader, which keeps a copy in a cache folder.
+
+    Raises:
+        ValueError: ``name`` is not one of :data:`BPE_RANKS`. MissingResource: the file is missing or damaged.
+    """
+    if name not in BPE_RANKS:
+        raise ValueError(f"no bundled BPE ranks named {name!r}; use one of {sorted(BPE_RANKS)}")
+    ref = importlib.resources.files("embedbook").joinpath("resources", name)
+    try:
+        raw = ref.read_bytes()
+    except OSError as err:
+        raise MissingResource(f"embedbook's {name} is missing; reinstall embedbook") from err
+    if hashlib.sha256(raw).hexdigest() != BPE_RANKS[name]:
+        raise MissingResource(f"embedbook's {name} is damaged (its sha256 differs); reinstall embedbook")
+    return {base64.b64decode(tok): int(rank) for tok, rank in (line.split() for line in raw.splitlines() if line)}
+
+
+def tiktoken_encoding(name: str, ranks: str):
+    """A ``tiktoken.Encoding`` with GPT-2's split pattern over the bundled ``ranks`` and ``<|endoftext|>`` after them."""
+    tiktoken = _need("tiktoken")
+    table = bpe_ranks(ranks)
+    return tiktoken.Encoding(name=name, pat_str=GPT2_PATTERN, mergeable_ranks=table,
+                             special_tokens={"<|endoftext|>": len(table)})
+
+
 @functools.lru_cache(maxsize=1)
 def gpt2_encoding():
     """The real GPT-2 byte-level BPE (50,257 ids) as a ``tiktoken.Encoding``.
 
-    The merge ranks are read from the asset file that ships in ``openai-whisper`` (only the
-    file is read; whisper is never imported), so no download is needed.
-    """
-    tiktoken = _need("tiktoken")
-    from tiktoken.load import load_tiktoken_bpe
+    The merge ranks ship inside the package (``embedbook/resources/gpt2.tiktoken``, from openai-whisper's
+    assets, MIT), so only ``tiktoken`` (in ``[data]``) is needed and nothing is downloaded.
 
-    spec = importlib.util.find_spec("whisper")
-    if spec is None or spec.origin is None:
-        raise MissingResource(
-            "the GPT-2 BPE ranks come from the openai-whisper package; install it with  "
-            "pip install --no-deps openai-whisper  (make book / make test do this)"
-        )
-    path = Path(spec.origin).parent / "assets" / "gpt2.tiktoken"
-    ranks = load_tiktoken_bpe(str(path))
-    return tiktoken.Encoding(
-        name="gpt2", pat_str=GPT2_PATTERN, mergeable_ranks=ranks, special_tokens={"<|endoftext|>": 50256}
-    )
+    Raises:
+        MissingResource: ``tiktoken`` is not installed, or the ranks file is missing or damaged.
+    """
+    return tiktoken_encoding("gpt2", "gpt2.tiktoken")
 
 
 @functools.lru_cache(maxsize=1)
@@ -334,11 +407,20 @@ def minilm_tokenizer():
 # --- word frequencies ------------------------------------------------------------------------------
 
 
+def _quiet_jieba() -> None:
+    """Silence jieba's "Building prefix dict…" lines (its logger prints at DEBUG to stderr); wordfreq uses
+    jieba to cut Chinese."""
+    if importlib.util.find_spec("jieba") is not None:
+        importlib.import_module("jieba").setLogLevel(logging.WARNING)
+
+
 def _wordfreq_call(fn, lang, *args):
     """Call a wordfreq function for ``lang``, turning its unknown-language errors into one clear ValueError."""
     if not isinstance(lang, str) or not lang.strip():
         raise TypeError(f"lang must be a language code such as 'en' or 'zh', got {lang!r}")
     wordfreq = _need("wordfreq")
+    if lang.lower().startswith("zh"):
+        _quiet_jieba()
     try:
         return fn(wordfreq)
     except (LookupError, ValueError) as err:

@@ -8,11 +8,9 @@ Used by chapter 01 (Tokens are ids, not words) and chapter 15 (Practical choices
 from __future__ import annotations
 
 import functools
-import importlib.util
 import itertools
 import unicodedata
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Callable
 
 from embedbook import data
@@ -83,7 +81,7 @@ def gpt2_split(text: str) -> Split:
     Raises:
         TypeError: ``text`` is not a str.
         ValueError: ``text`` is empty.
-        embedbook.data.MissingResource: ``tiktoken`` or ``openai-whisper`` (the ranks' file) is missing.
+        embedbook.data.MissingResource: ``tiktoken`` is not installed.
     """
     _check_text(text)
     return _tiktoken_split(data.gpt2_encoding(), text)
@@ -92,28 +90,16 @@ def gpt2_split(text: str) -> Split:
 @functools.lru_cache(maxsize=1)
 def multilingual_encoding():
     """Whisper's multilingual byte-level BPE (50,257 byte-level tokens and ``<|endoftext|>``; GPT-2's scheme
-    trained on text in ~100 languages) as a ``tiktoken.Encoding``, read from the asset file that ships in ``openai-whisper``
-    (only the file is read; whisper is never imported).
+    trained on text in ~100 languages) as a ``tiktoken.Encoding``. The ranks ship inside the package
+    (``embedbook/resources/multilingual.tiktoken``, from openai-whisper's assets, MIT); only ``tiktoken`` is needed.
 
     Returns:
         A ``tiktoken.Encoding``; cached.
 
     Raises:
-        embedbook.data.MissingResource: ``tiktoken`` or ``openai-whisper`` is not installed.
+        embedbook.data.MissingResource: ``tiktoken`` is not installed, or the ranks file is missing or damaged.
     """
-    tiktoken = data._need("tiktoken")
-    from tiktoken.load import load_tiktoken_bpe
-
-    spec = importlib.util.find_spec("whisper")
-    path = Path(spec.origin).parent / "assets" / "multilingual.tiktoken" if spec and spec.origin else None
-    if path is None or not path.exists():
-        raise data.MissingResource(
-            "Whisper's multilingual BPE ranks come from the openai-whisper package; install it with  "
-            "pip install --no-deps openai-whisper"
-        )
-    ranks = load_tiktoken_bpe(str(path))
-    return tiktoken.Encoding(name="whisper-multilingual", pat_str=data.GPT2_PATTERN, mergeable_ranks=ranks,
-                             special_tokens={"<|endoftext|>": len(ranks)})
+    return data.tiktoken_encoding("whisper-multilingual", "multilingual.tiktoken")
 
 
 def multilingual_split(text: str) -> Split:
@@ -128,7 +114,7 @@ def multilingual_split(text: str) -> Split:
     Raises:
         TypeError: ``text`` is not a str.
         ValueError: ``text`` is empty.
-        embedbook.data.MissingResource: ``tiktoken`` or ``openai-whisper`` is missing.
+        embedbook.data.MissingResource: ``tiktoken`` is not installed.
     """
     _check_text(text)
     return _tiktoken_split(multilingual_encoding(), text)

@@ -1,11 +1,73 @@
+import re
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
 import pytest
+import yaml
 
 from embedbook import data
 
+ROOT = Path(__file__).resolve().parents[1]
+# `pip install 'embedbook[data]'`: embedbook is not on the package index, so this fails or installs someone else's
+BARE = re.compile(r"""pip install\s+(-\S+\s+)*['"]?embedbook\[[^\]]*\]['"]?(?!\s*@)""")
 
-def test_missing_package_names_the_extra():
-    with pytest.raises(data.MissingResource, match=r"embedbook\[data\]"):
-        data._need("no_such_package_xyz", "no-such-package")
+
+def _declared(name):
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    reqs = [r for extra in project["optional-dependencies"].values() for r in extra] + project["dependencies"]
+    return next(r for r in reqs if re.match(rf"{name}\b", r))
+
+
+def test_missing_package_names_its_requirement_and_the_extra():
+    with pytest.raises(data.MissingResource) as err:
+        data._need("no_such_module_xyz", "gensim")
+    msg = str(err.value)
+    assert f"pip install '{_declared('gensim')}'" in msg  # the requirement pyproject.toml declares
+    assert f"pip install -e '{ROOT}[data]'" in msg  # run from this checkout: the extra from the checkout
+    assert not BARE.search(msg), msg
+
+
+def test_outside_a_checkout_the_hint_installs_from_the_repository(monkeypatch):
+    monkeypatch.setattr(data, "_checkout", lambda: None)
+    url = yaml.safe_load((ROOT / "_config.yml").read_text())["repository"]["url"]
+    assert data.repository_url() == url == data.REPOSITORY
+    assert data.extra_command("data") == f"pip install 'embedbook[data] @ git+{url}'"
+    msg = data.install_hint("tiktoken")
+    assert f"pip install '{_declared('tiktoken')}'" in msg and "@ git+" in msg and not BARE.search(msg)
+
+
+def test_the_bare_pattern_catches_what_it_must():
+    assert BARE.search("install it with  pip install 'embedbook[data]'  (or")
+    assert BARE.search('pip install -q "embedbook[book]"')
+    assert not BARE.search("pip install 'embedbook[data] @ git+https://github.com/embedbook/embedbook'")
+    assert not BARE.search("pip install -e '/src/embedbook[data]'")
+
+
+def test_no_message_or_page_says_a_bare_pip_install_embedbook():
+    files = [*(ROOT / "embedbook").rglob("*.py"), ROOT / "README.md", *(ROOT / "book").glob("*.ipynb"),
+             *(ROOT / "book").glob("*.md")]
+    bad = [f"{p.relative_to(ROOT)}: {m.group(0)}" for p in files for m in BARE.finditer(p.read_text(encoding="utf-8"))]
+    assert not bad, bad
+
+
+def test_bundled_bpe_ranks_are_checked(monkeypatch):
+    assert len(data.bpe_ranks("gpt2.tiktoken")) == 50256
+    with pytest.raises(ValueError, match="gpt2.tiktoken"):
+        data.bpe_ranks("gpt3.tiktoken")
+    monkeypatch.setitem(data.BPE_RANKS, "gpt2.tiktoken", "0" * 64)
+    with pytest.raises(data.MissingResource, match="damaged"):
+        data.bpe_ranks("gpt2.tiktoken")
+
+
+def test_chinese_word_frequencies_print_nothing():
+    """Issue 18: jieba printed 'Building prefix dict…' from data.zipf(..., "zh"); a fresh process, since jieba
+    builds its dictionary once per process."""
+    code = "from embedbook import data; print(data.zipf('中国', 'zh') > 5)"
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True)
+    assert run.stdout.strip() == "True"
+    assert "prefix dict" not in run.stderr and "Loading model" not in run.stderr, run.stderr
 
 
 def test_glove_is_400k_by_50():

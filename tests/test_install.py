@@ -37,3 +37,76 @@ def test_the_checker_catches_what_pip_freeze_writes():
 def test_ci_installs_like_a_new_user():
     ci = (ROOT / ".ci" / "run").read_text()
     assert "PIP_NO_CACHE_DIR=1" in ci and "rm -rf .venv" in ci and "make test" in ci
+
+
+def _project():
+    import tomllib
+
+    return tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+
+
+def _names(reqs):
+    return {re.match(r"[A-Za-z0-9._-]+", r).group(0).lower() for r in reqs}
+
+
+def test_required_dependencies_are_what_the_library_imports():
+    """Issue 18: matplotlib and a 16 MB CJK font were required though only embedbook.plotting uses them."""
+    project = _project()
+    assert _names(project["dependencies"]) == {"numpy", "torch", "pyyaml", "tqdm"}
+    assert _names(project["optional-dependencies"]["plot"]) == {"matplotlib", "cvttf-notosanscjk-regular"}
+    assert any("plot" in r for r in project["optional-dependencies"]["book"])
+    assert project["urls"]["Repository"] == "https://github.com/embedbook/embedbook"
+
+
+def test_package_data_ships_every_resource():
+    import fnmatch
+    import tomllib
+
+    patterns = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["package-data"]["embedbook"]
+    files = [p.relative_to(ROOT / "embedbook").as_posix() for p in (ROOT / "embedbook" / "resources").iterdir()]
+    assert "resources/gpt2.tiktoken" in files and "resources/NOTICE.txt" in files
+    left_out = [f for f in files if not any(fnmatch.fnmatch(f, pat) for pat in patterns)]
+    assert not left_out, f"not in [tool.setuptools.package-data]: {left_out}"
+
+
+def test_no_install_step_for_openai_whisper_left():
+    """Issue 18: 19 files repeated `pip install --no-deps openai-whisper`."""
+    files = [*FILES, "README.md", *(p.relative_to(ROOT).as_posix() for p in (ROOT / "book").glob("*.ipynb"))]
+    step = re.compile(r"install[^\n]*openai-whisper|openai-whisper==")
+    bad = [name for name in files if step.search((ROOT / name).read_text(encoding="utf-8"))]
+    assert not bad, bad
+
+
+BLOCK_MATPLOTLIB = """
+import sys
+class Block:
+    def find_spec(self, name, path=None, target=None):
+        if name.split(".")[0] in ("matplotlib", "cvttf_NotoSansCJK_Regular"):
+            raise ImportError(f"{name} blocked")
+sys.meta_path.insert(0, Block())
+"""
+
+
+def test_the_library_imports_without_matplotlib():
+    """Every library module and the CLI import with matplotlib and the font blocked; plotting.setup() then
+    raises one clear error naming the [plot] extra and a command that works."""
+    import subprocess
+    import sys
+
+    code = BLOCK_MATPLOTLIB + """
+import importlib
+import embedbook
+for name in [*embedbook.LIBRARY, "cli"]:
+    importlib.import_module("embedbook." + name)
+assert not [m for m in sys.modules if m.startswith("matplotlib")]
+from embedbook import data, plotting
+try:
+    plotting.setup()
+except data.MissingResource as err:
+    print(err)
+"""
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300, cwd=ROOT)
+    assert run.returncode == 0, run.stderr
+    msg = run.stdout.strip()
+    assert "'matplotlib' is not installed" in msg and "pip install 'matplotlib>=" in msg and "[plot]" in msg, msg
+    assert f"pip install -e '{ROOT}[plot]'" in msg, msg

@@ -165,3 +165,24 @@ def test_wordpiece_pieces_of_one_hangul_syllable_share_its_span():
     s = tokenize.split("찰 가", "wordpiece")
     assert s.spans[:3] == [(0, 3)] * 3 and s.spans[3:] == [(4, 7)] * 2
     assert tokenize.character_cuts(s).split == 2  # each syllable counted once, as cut into pieces
+
+
+def test_bpe_works_without_openai_whisper():
+    """Issue 18: GPT-2's and Whisper's BPE needed a manual `pip install --no-deps openai-whisper`; the ranks now
+    ship inside the package. A fresh process in which `whisper` cannot be found or imported."""
+    import subprocess
+    import sys
+
+    code = """
+import sys
+class Block:
+    def find_spec(self, name, path=None, target=None):
+        if name.split(".")[0] == "whisper":
+            raise ImportError("whisper blocked")
+sys.meta_path.insert(0, Block())
+from embedbook import tokenize
+print(tokenize.gpt2_split("hello world").ids, len(tokenize.multilingual_split("中国").ids))
+"""
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.split("]")[0] + "]" == "[31373, 995]"  # GPT-2's published ids for "hello", " world"
