@@ -4,32 +4,35 @@ The font is Noto Sans CJK, installed as a Python package (``cvttf-notosanscjk-re
 Chinese labels render everywhere without system fonts. SVG text is written as glyph paths, so the
 reader's browser needs no font either.
 
-Used by every chapter: call ``plotting.setup()`` once, then ``plotting.subplots()``.
+Used by every chapter: call ``plotting.setup()`` once, then ``plotting.subplots()``. matplotlib and the font
+come with the ``[plot]`` extra (``[book]`` includes it); without them ``setup()`` raises
+:class:`embedbook.data.MissingResource` naming what to install.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
-import matplotlib
+from embedbook import data
 
+EXTRA = "plot"
 CJK_FONT = "Noto Sans CJK TC"
 PALETTE = ["#1f6feb", "#d9480f", "#2b8a3e", "#7048e8", "#c2255c", "#e67700", "#0b7285", "#495057"]
 
 
 def cjk_font_file() -> Path:
-    """Path of the bundled Noto Sans CJK font file (raises if the package is missing)."""
-    try:
-        import cvttf_NotoSansCJK_Regular as pkg
-    except ImportError as err:
-        raise ImportError(
-            "the CJK font package is missing; install it with  pip install cvttf-notosanscjk-regular"
-        ) from err
+    """Path of the bundled Noto Sans CJK font file (raises MissingResource if the package is missing)."""
+    pkg = data._need("cvttf_NotoSansCJK_Regular", "cvttf-notosanscjk-regular", EXTRA)
     return Path(pkg.__file__).parent / "NotoSansCJKtc-Regular.otf"
 
 
 def setup() -> None:
-    """Register the CJK font, apply the book's style and make notebooks emit SVG figures."""
+    """Register the CJK font, apply the book's style and make notebooks emit SVG figures.
+
+    Raises:
+        embedbook.data.MissingResource: matplotlib or the font package is not installed (the ``[plot]`` extra).
+    """
+    matplotlib = data._need("matplotlib", extra=EXTRA)
     from matplotlib import font_manager
 
     font_manager.fontManager.addfont(str(cjk_font_file()))
@@ -59,8 +62,8 @@ def setup() -> None:
 
 def subplots(*args, **kwargs):
     """``plt.subplots`` with the book's style applied (``setup`` is idempotent)."""
+    setup()
     import matplotlib.pyplot as plt
 
-    setup()
     kwargs.setdefault("layout", "constrained")
     return plt.subplots(*args, **kwargs)
