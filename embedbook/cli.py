@@ -9,13 +9,41 @@ from __future__ import annotations
 import argparse
 import ast
 import dataclasses
+import importlib.metadata
+import importlib.util
 import json
 import os
 import subprocess
 import sys
 from pathlib import Path
 
-from embedbook import book
+from embedbook import book, data
+
+# what each command imports from the [book] extra: papermill and jupyter-cache execute, ipykernel is the kernel
+BOOK_MODULES = {
+    "run": ("nbformat", "papermill", "ipykernel"),
+    "execute": ("nbformat", "jupyter_cache", "ipykernel"),
+    "build": ("nbformat", "jupyter_cache", "ipykernel", "jupyter_book"),
+}
+
+
+def _check_book_extra(command: str) -> None:
+    """Refuse a command whose [book] packages are missing with one line naming the install, before any import fails."""
+    missing = [m for m in BOOK_MODULES.get(command, ()) if importlib.util.find_spec(m) is None]
+    if missing:
+        raise data.MissingResource(
+            f"this command needs the [book] extra ({', '.join(missing)} not installed); install it with  "
+            f"{data.extra_command('book')}"
+        )
+
+
+def _version() -> str:
+    try:
+        return importlib.metadata.version("embedbook")
+    except importlib.metadata.PackageNotFoundError:  # run from a source tree that was never installed
+        import embedbook
+
+        return embedbook.__version__
 
 
 def _list(_args) -> int:
@@ -93,7 +121,9 @@ def _positive(text: str) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="embedbook", description=__doc__.splitlines()[0])
+    plain = __doc__.replace("``", "`").split("\n\n")  # --help prints plain text, not reST
+    parser = argparse.ArgumentParser(prog="embedbook", description=plain[0], epilog=plain[1].strip())
+    parser.add_argument("--version", action="version", version=f"embedbook {_version()}")
     sub = parser.add_subparsers(dest="command", required=True)
     sub.add_parser("list", help="list the chapters and their parameters").set_defaults(fn=_list)
     run = sub.add_parser("run", help="execute one chapter with papermill")
@@ -119,8 +149,9 @@ def main(argv: list[str] | None = None) -> int:
     bench.set_defaults(fn=_bench)
     args = parser.parse_args(argv)
     try:
+        _check_book_extra(args.command)
         return args.fn(args)
-    except (ValueError, RuntimeError, FileNotFoundError, LookupError) as err:
+    except (ValueError, RuntimeError, FileNotFoundError, LookupError, data.MissingResource) as err:
         print(f"embedbook {args.command}: error: {err}", file=sys.stderr)
         return 2
 

@@ -88,3 +88,56 @@ def test_bench_json(capsys):
 
     r = json.loads(capsys.readouterr().out)
     assert r["device"] == "cpu" and r["plain_fraction"] > 0 and "cache" in r["note"]
+
+
+def test_version_comes_from_the_installed_metadata(capsys):
+    import importlib.metadata
+
+    import pytest
+
+    with pytest.raises(SystemExit) as exit_:
+        cli.main(["--version"])
+    assert exit_.value.code == 0
+    assert capsys.readouterr().out.strip() == f"embedbook {importlib.metadata.version('embedbook')}"
+
+
+def test_help_texts_have_no_rest_markup(capsys):
+    """Issue 18: --help showed reST double backticks."""
+    import pytest
+
+    for argv in (["--help"], *([name, "--help"] for name in ("list", "run", "execute", "build", "bench"))):
+        with pytest.raises(SystemExit):
+            cli.main(argv)
+        out = capsys.readouterr().out
+        assert "usage: embedbook" in out and "``" not in out, argv
+
+
+def _without(monkeypatch, *blocked):
+    import importlib.util
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a, **k: None if name in blocked else real(name, *a, **k))
+
+
+def test_book_commands_without_the_book_extra_say_what_to_install(capsys, monkeypatch):
+    """Issue 18: `embedbook run` / `build` without [book] gave a raw ModuleNotFoundError."""
+    from embedbook import book
+
+    _without(monkeypatch, "papermill", "jupyter_cache")
+    ran = []
+    monkeypatch.setattr(book, "run_chapter", lambda *a, **k: ran.append(a))
+    monkeypatch.setattr(book, "execute_into_cache", lambda *a, **k: ran.append(a))
+    for argv, missing in ((["run", "02_lookup", "--smoke"], "papermill"), (["execute"], "jupyter_cache"),
+                          (["build"], "jupyter_cache")):
+        assert cli.main(argv) == 2
+        err = capsys.readouterr().err
+        assert "needs the [book] extra" in err and missing in err and "[book]" in err, err
+        assert "pip install -e '" in err or "@ git+" in err, err  # a command that works, not pip install 'embedbook[book]'
+        assert "Traceback" not in err
+    assert ran == []  # refused before anything started
+
+
+def test_bench_and_list_need_no_book_extra(capsys, monkeypatch):
+    _without(monkeypatch, "papermill", "jupyter_cache", "jupyter_book", "nbformat", "ipykernel")
+    assert cli.main(["list"]) == 0
+    assert cli.main(["bench", "--tokens", "64", "--dim", "8", "--vocab", "50", "--reps", "1", "--device", "cpu", "--json"]) == 0
