@@ -153,7 +153,7 @@ def test_chapter_checks_on_small_runs():
     opt = ch05.run_optimizers(drift_steps=3)
     assert opt.adam_refused == 1 and "sparse" in opt.adam_error.lower()
     assert ch05.check_c13(opt).verdict == claims.CORRECTED
-    assert ch05.check_c14(ch05.run_survey()).verdict == claims.REFUTED
+    assert ch05.check_c14(ch05.run_survey()).verdict == claims.CORRECTED  # sparse gradients: DLRM, not the LMs
     pull = ch05.run_pull(40, seeds=(0,), max_steps=20, eval_every=10)
     v = ch05.check_c38(pull)
     assert v.verdict == claims.INCONCLUSIVE and "seed" in v.evidence  # one seed cannot decide
