@@ -19,9 +19,11 @@ from __future__ import annotations
 
 import contextlib
 import copy
+import json
 import math
 from collections import defaultdict
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Iterator, Mapping, Sequence
 
 import numpy as np
@@ -44,6 +46,40 @@ def _device(model) -> torch.device:
         return next(model.parameters()).device
     except (AttributeError, StopIteration):
         raise TypeError("model must be a torch encoder with parameters (load one with data.load_encoder)") from None
+
+
+def _check_encoder(tokenizer, model) -> None:
+    """Refuse anything but a Hugging Face tokenizer and its torch encoder, in that order, with what to pass."""
+    how = "pass the pair that data.load_encoder() returns: tok, model = data.load_encoder(); f(tok, model, ...)"
+    if isinstance(tokenizer, torch.nn.Module) and not isinstance(model, torch.nn.Module):
+        raise TypeError(f"the model came first: the arguments are (tokenizer, model), in that order; {how}")
+    if not (callable(tokenizer) and hasattr(tokenizer, "convert_ids_to_tokens")):
+        hint = ""
+        if type(tokenizer).__module__.startswith("tokenizers"):
+            hint = (" (data.minilm_tokenizer() is the bare `tokenizers` tokenizer, for counting pieces; the encoder "
+                    "needs the Hugging Face tokenizer)")
+        raise TypeError(f"tokenizer must be a Hugging Face tokenizer (transformers), got "
+                        f"{type(tokenizer).__module__}.{type(tokenizer).__name__}{hint}; {how}")
+    if not isinstance(model, torch.nn.Module) or not hasattr(model, "config"):
+        raise TypeError(f"model must be a Hugging Face BERT-style torch encoder (with .config), got "
+                        f"{type(model).__module__}.{type(model).__name__}; {how}")
+
+
+def _pooling_length(tokenizer, model) -> int:
+    """The input length the sentence model was trained on: ``max_seq_length`` of sentence-transformers'
+    ``sentence_bert_config.json`` in the model's folder (256 for all-MiniLM-L6-v2), else the tokenizer's
+    ``model_max_length``, else the model's positions; never more than the positions."""
+    positions = model.config.max_position_embeddings
+    folder = getattr(model, "name_or_path", "") or getattr(model.config, "_name_or_path", "") or ""
+    config = Path(folder) / "sentence_bert_config.json" if folder else None
+    if config is not None and config.is_file():
+        n = json.loads(config.read_text(encoding="utf-8")).get("max_seq_length")
+        if isinstance(n, int) and not isinstance(n, bool) and n > 0:
+            return min(n, positions)
+    n = getattr(tokenizer, "model_max_length", None)
+    if isinstance(n, int) and 0 < n < positions:  # transformers writes a huge number when it is unset
+        return n
+    return positions
 
 
 def _check_length(n_pieces: int, model, what: str = "the sentence") -> None:
@@ -101,6 +137,7 @@ def word_states(
     sents = _check_sentences(sentences)
     if not isinstance(batch_size, int) or batch_size <= 0:
         raise ValueError(f"batch_size must be a positive int, got {batch_size!r}")
+    _check_encoder(tokenizer, model)
     if not getattr(tokenizer, "is_fast", False):
         raise TypeError("a fast (Rust) tokenizer is needed for word alignment; load it with AutoTokenizer")
     limit = model.config.max_position_embeddings
@@ -113,7 +150,8 @@ def word_states(
         batches = tqdm(batches, desc="encoding", unit="batch")
     for start in batches:
         chunk = sents[start : start + batch_size]
-        enc = tokenizer(chunk, is_split_into_words=True, padding=True, truncation=False, return_tensors="pt")
+        enc = tokenizer(chunk, is_split_into_words=True, padding=True, truncation=False, return_tensors="pt",
+                        verbose=False)  # a too-long sentence gets the clear error below, not transformers' warning
         if enc["input_ids"].shape[1] > limit:
             lengths = enc["attention_mask"].sum(1)
             bad = start + int(torch.argmax(lengths))
@@ -148,23 +186,28 @@ def sentence_vectors(
     """Sentence embeddings: the last layer mean-pooled over the attention mask, scaled to unit length.
 
     This is the pooling all-MiniLM-L6-v2 was trained with (sentence-transformers' ``mean`` pooling),
-    and the package's one mean pooling.
+    and the package's one mean pooling. A long sentence is truncated where sentence-transformers truncates
+    it: at the model's own ``max_seq_length`` (256 pieces for all-MiniLM-L6-v2, read from
+    ``sentence_bert_config.json`` in the model's folder), so the vectors match its ``encode``.
 
     Args:
-        tokenizer: the model's tokenizer.
+        tokenizer: the model's Hugging Face tokenizer (``tok, model = data.load_encoder()``).
         model: the encoder.
         sentences: plain strings.
         batch_size: sentences per forward pass.
-        max_length: truncate each sentence to this many pieces (default: the model's positions).
+        max_length: truncate each sentence to this many pieces (default: the model's ``max_seq_length``,
+            else the tokenizer's ``model_max_length``, else the model's positions).
 
     Returns:
         a float tensor ``(len(sentences), d)`` of unit rows, on the model's device.
 
     Raises:
-        TypeError: ``sentences`` is a single string or not a list of strings.
+        TypeError: ``sentences`` is a single string or not a list of strings; a tokenizer or model that is
+            not a Hugging Face tokenizer and encoder (the message says what to pass).
         ValueError: no sentences, an empty sentence, ``batch_size`` / ``max_length`` < 1, or a
             ``max_length`` above the model's positions.
     """
+    _check_encoder(tokenizer, model)
     if isinstance(sentences, str) or not isinstance(sentences, Sequence):
         raise TypeError("sentences must be a list of strings, e.g. ['a cat sat', 'dogs bark']")
     if len(sentences) == 0:
@@ -175,14 +218,14 @@ def sentence_vectors(
         raise ValueError("an empty sentence has no tokens to pool")
     if not isinstance(batch_size, int) or batch_size < 1:
         raise ValueError(f"batch_size must be a positive int, got {batch_size!r}")
-    if max_length is not None and (not isinstance(max_length, int) or max_length < 1):
+    if max_length is not None and (not isinstance(max_length, int) or isinstance(max_length, bool) or max_length < 1):
         raise ValueError(f"max_length must be a positive int or None, got {max_length!r}")
     dev = _device(model)
     positions = model.config.max_position_embeddings
     if max_length is not None and max_length > positions:
         raise ValueError(f"max_length={max_length:,} is above the model's {positions} positions; pass "
-                         f"max_length <= {positions}, or None to truncate at {positions}")
-    limit = max_length or positions
+                         f"max_length <= {positions}, or None to truncate at the model's own length")
+    limit = max_length or _pooling_length(tokenizer, model)
     out = []
     for start in range(0, len(sentences), batch_size):
         enc = tokenizer(list(sentences[start : start + batch_size]), padding=True, truncation=True,
@@ -314,6 +357,12 @@ def _matrix(x) -> np.ndarray:
     return x
 
 
+def _cosine(value) -> float:
+    """A mean of cosines as a float in [-1, 1]: unit rows are unit only to float precision, so a mean of
+    identical directions can come out at 1.000000003; this is the one place such results are clamped."""
+    return float(np.clip(value, -1.0, 1.0))
+
+
 def self_similarity(x) -> float:
     """Ethayarajh's self-similarity: the mean cosine between a word's vectors in different contexts.
 
@@ -333,7 +382,7 @@ def self_similarity(x) -> float:
     if n < 2:
         raise ValueError(f"self-similarity needs at least 2 contexts, got {n}")
     s = u.sum(0)
-    return float((s @ s - n) / (n * n - n))
+    return _cosine((s @ s - n) / (n * n - n))
 
 
 def intra_similarity(x) -> float:
@@ -352,7 +401,7 @@ def intra_similarity(x) -> float:
     m = _matrix(x)
     u = stats.unit_rows(m).astype(np.float64)
     mean = stats.unit_rows(_matrix(m.mean(0, keepdims=True))).astype(np.float64)
-    return float((u @ mean.T).mean())
+    return _cosine((u @ mean.T).mean())
 
 
 def mev(x, method: str = "paper") -> float:
@@ -699,6 +748,7 @@ def sense_study(tokenizer, model, a: Sequence[str], b: Sequence[str], word: str 
     Raises:
         ValueError: fewer than 2 sentences in a set, or a sentence without ``word``.
     """
+    _check_encoder(tokenizer, model)
     if isinstance(a, str) or isinstance(b, str) or len(a) < 2 or len(b) < 2:
         raise ValueError("each sense needs a list of at least 2 sentences")
     sents = [s.split() for s in list(a) + list(b)]
@@ -730,14 +780,14 @@ def sense_study(tokenizer, model, a: Sequence[str], b: Sequence[str], word: str 
     for layer in range(states[0].shape[0]):
         u = stats.unit_rows(word_matrix(states, occ, layer)).astype(np.float64)
         c = u @ u.T
-        within_a.append(float(c[np.ix_(ia, ia)][~np.eye(ia.sum(), dtype=bool)].mean()))
-        within_b.append(float(c[np.ix_(ib, ib)][~np.eye(ib.sum(), dtype=bool)].mean()))
-        across.append(float(c[np.ix_(ia, ib)].mean()))
+        within_a.append(_cosine(c[np.ix_(ia, ia)][~np.eye(ia.sum(), dtype=bool)].mean()))
+        within_b.append(_cosine(c[np.ix_(ib, ib)][~np.eye(ib.sum(), dtype=bool)].mean()))
+        across.append(_cosine(c[np.ix_(ia, ib)].mean()))
         acc.append(nearest_centroid_accuracy(u, labels))
     return SenseStudy(
         word=word, within_a=within_a, within_b=within_b, across=across, accuracy=acc,
         lookup_max_diff=float(np.abs(rows - rows[0]).max()), lookup_accuracy=nearest_centroid_accuracy(rows, labels),
-        lookup_across=float((ur[ia] @ ur[ib].T).mean()), positions=positions, n_a=len(a), n_b=len(b),
+        lookup_across=_cosine((ur[ia] @ ur[ib].T).mean()), positions=positions, n_a=len(a), n_b=len(b),
     )
 
 
@@ -756,7 +806,8 @@ def count_forward_flops(tokenizer, model, sentences: Sequence[str]) -> tuple[int
         ``(flops, tokens)``: the total count and the number of tokens processed ([CLS] and [SEP] included).
 
     Raises:
-        TypeError, ValueError: ``sentences`` is not a non-empty list of non-empty strings.
+        TypeError, ValueError: ``sentences`` is not a non-empty list of non-empty strings, a sentence is
+            longer than the model's positions, or the tokenizer and model are not a Hugging Face pair.
     """
     from torch.utils.flop_counter import FlopCounterMode
 
@@ -764,10 +815,13 @@ def count_forward_flops(tokenizer, model, sentences: Sequence[str]) -> tuple[int
         raise TypeError("sentences must be a non-empty list of strings")
     if not all(isinstance(s, str) and s.strip() for s in sentences):
         raise ValueError("every sentence must be a non-empty string")
+    _check_encoder(tokenizer, model)
     dev = _device(model)
     by_length: dict[int, list[str]] = defaultdict(list)  # sentences of one length batch without padding
-    for s in sentences:
-        by_length[len(tokenizer(s)["input_ids"])].append(s)
+    for i, s in enumerate(sentences):
+        n = len(tokenizer(s, verbose=False)["input_ids"])
+        _check_length(n, model, f"sentence {i}")
+        by_length[n].append(s)
     tokens = 0
     with eager_attention(model), torch.inference_mode(), FlopCounterMode(display=False) as counter:
         for group in by_length.values():
@@ -854,7 +908,8 @@ def model_attentions(tokenizer, model, sentence: str) -> tuple[list[str], torch.
         ValueError: an empty sentence, or one longer than the model's positions.
     """
     _check_sentence(sentence)
-    enc = tokenizer(sentence, return_tensors="pt").to(_device(model))
+    _check_encoder(tokenizer, model)
+    enc = tokenizer(sentence, return_tensors="pt", verbose=False).to(_device(model))  # length checked below
     _check_length(enc["input_ids"].shape[1], model)
     with eager_attention(model), torch.inference_mode():
         att = model(**enc, output_attentions=True).attentions
@@ -895,12 +950,13 @@ def layer0_qkv(tokenizer, model, sentence: str, article_form: bool = False) -> L
             without BERT's module layout.
     """
     _check_sentence(sentence)
+    _check_encoder(tokenizer, model)
     try:
         emb, attn = model.embeddings, model.encoder.layer[0].attention.self
     except AttributeError:
         raise TypeError("layer0_qkv needs a BERT-style model (model.embeddings, model.encoder.layer[0])") from None
     dev = _device(model)
-    enc = tokenizer(sentence, return_tensors="pt").to(dev)
+    enc = tokenizer(sentence, return_tensors="pt", verbose=False).to(dev)  # length checked below
     ids = enc["input_ids"][0]
     _check_length(len(ids), model)
     n, h = len(ids), model.config.num_attention_heads
@@ -989,7 +1045,8 @@ def paraphrase_accuracy(tokenizer, model, pairs: Sequence[tuple[str, str]]) -> f
     Raises:
         ValueError: fewer than 2 pairs, or a pair that is not two sentences.
     """
-    if len(pairs) < 2:
+    _check_encoder(tokenizer, model)
+    if isinstance(pairs, str) or len(pairs) < 2:
         raise ValueError("need at least 2 paraphrase pairs to compare against")
     for i, pair in enumerate(pairs):
         if isinstance(pair, str) or len(pair) != 2:

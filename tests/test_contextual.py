@@ -341,9 +341,8 @@ def _cost(acc_top, bag, ratio=55000.0):
 
 
 @pytest.mark.parametrize("acc_top, bag, ratio, verdict, phrase", [
-    (0.95, 0.55, 55000.0, claims.CONFIRMED, "the static context does not either"),
-    (0.95, 0.95, 55000.0, claims.CORRECTED, "the static rows of the neighbouring words do it too"),
-    (0.95, 0.80, 55000.0, claims.INCONCLUSIVE, "separates the senses only partly"),
+    (0.95, 0.55, 55000.0, claims.CONFIRMED, "The word's own row cannot tell the senses apart"),
+    (0.95, 0.95, 55000.0, claims.CONFIRMED, "The word's own row cannot tell the senses apart"),  # the bag is context
     (0.80, 0.55, 55000.0, claims.INCONCLUSIVE, "separates the senses only partly"),
     (0.60, 0.55, 55000.0, claims.REFUTED, "the last layer does not reach 75%"),
     (0.95, 0.55, 500.0, claims.REFUTED, "fewer than 1,000 operations"),
@@ -353,7 +352,14 @@ def test_c46_evidence_follows_the_outcome(acc_top, bag, ratio, verdict, phrase):
 
     v = ch11.check_c46(_cost(acc_top, bag, ratio))
     assert v.verdict == verdict and phrase in v.evidence
-    assert "Rule revised after an external audit" in v.strength
+    assert "static bag of context" in v.evidence and "WiC" in v.evidence  # reported beside the rule, with its limit
+    assert "Rule revised after measuring" in v.strength
+
+
+def test_c46_bag_of_context_does_not_decide():
+    rule = claims.rule_of("C46")
+    assert "acc_context_bag" not in rule.inputs
+    assert rule({"acc_lookup": 0.95, "acc_top": 0.95, "cost_ratio": 55000.0}) == claims.REFUTED  # a row that tells
 
 
 def test_c10_says_it_holds_by_definition(enc):
@@ -376,32 +382,36 @@ def test_chapter12_check_on_the_real_model(enc):
     assert "shuffled_final_cos" in swap.glued()
 
 
-def _calibration(static_paper=0.9999, random_paper=0.0):
+def _calibration(static_paper=0.9999, random_paper=0.0, mean_static=0.9999, mean_random=0.0):
     from embedbook.experiments import ch11_contextual as ch11
 
     static = {"paper": static_paper, "released": 0.0026, "centred": 0.17}
     return ch11.Calibration(
         dim=384, n_words=40, noise=[0.01, 1.0], self_sim=[1.0, 0.5], scores={k: [v, v / 2] for k, v in static.items()},
         static=static, random_matched={"paper": random_paper, "released": 0.0, "centred": 0.0},
-        random_paper={"paper": 0.14, "released": 0.14, "centred": 0.16}, n_random=300)
+        random_paper={"paper": 0.14, "released": 0.14, "centred": 0.16}, n_random=300,
+        mean_static=mean_static, mean_random=mean_random)
 
 
-def _contextuality(matched, ci_half=0.01, calibration=None):
+def _contextuality(matched, ci_half=0.01, calibration=None, paper=None):
     from embedbook.experiments import ch11_contextual as ch11
 
     states, occ = _synthetic()
     m = cx.measure_layers([np.concatenate([s] * 3) for s in states], occ, n_random=30)  # 6 layers: 0..5
     mat = [0.0, *matched]
     lo, hi = [x - ci_half for x in mat], [x + ci_half for x in mat]
+    pap = [0.0, *(paper or [0.6] * len(matched))]  # the paper's formula: an upper bound, reported
     rel = [0.0, 0.01, 0.02, 0.03, 0.04, 0.17][: len(mat)]
     return ch11.Contextuality(
         measures=m, calibration=calibration or _calibration(), n_sentences=300, n_words=177, n_contexts=2122,
         n_random=300, window=24, min_contexts=5, max_contexts=30, n_layers=len(matched), dim=8, mev_floor=0.15,
         released_adj=rel, released_adj_mean=float(np.mean(rel[1:])), released_ci_low=0.028, released_ci_high=0.035,
-        released_layers_under=sum(x < 0.05 for x in rel[1:]), matched_adj=mat, matched_ci_low=lo, matched_ci_high=hi,
-        matched_adj_min=min(matched), matched_adj_max=max(matched),
-        layers_below=sum(h < 0.05 for h in hi[1:]), layers_above=sum(x > 0.05 for x in lo[1:]),
+        released_layers_under=sum(x < 0.05 for x in rel[1:]), matched_adj=pap,
+        matched_ci_low=[x - 0.01 for x in pap], matched_ci_high=[x + 0.01 for x in pap],
+        matched_adj_min=min(pap[1:]), matched_adj_max=max(pap[1:]),
+        layers_below=sum(x + 0.01 < 0.05 for x in pap[1:]), layers_above=sum(x - 0.01 > 0.05 for x in pap[1:]),
         paper_adj=[0.6] * len(mat), centred_adj=[0.08] * len(mat), centred_adj_min=0.04, centred_adj_max=0.13,
+        mean_adj=mat, mean_ci_low=lo, mean_ci_high=hi, mean_raw=[x + 0.3 for x in mat], mean_base=[0.3] * len(mat),
     )
 
 
@@ -416,14 +426,38 @@ def _contextuality(matched, ci_half=0.01, calibration=None):
 def test_c11_evidence_follows_the_outcome(matched, ci_half, calibration, verdict, phrase):
     from embedbook.experiments import ch11_contextual as ch11
 
-    cal = {None: None, "static": _calibration(static_paper=0.3), "random": _calibration(random_paper=0.05)}[calibration]
+    cal = {None: None, "static": _calibration(mean_static=0.3), "random": _calibration(mean_random=0.05)}[calibration]
     v = ch11.check_c11(_contextuality(matched, ci_half, cal))
     assert v.verdict == verdict
     assert phrase in v.evidence
     assert "Ethayarajh" in v.evidence and "BERT paper" in v.evidence
-    assert "Rule revised after an external audit" in v.strength
+    assert "Rule revised after measuring" in v.strength and "upper bound" in v.strength
     # the published statistic, judged by the same rule, cannot decide: it fails the calibration
-    assert "gives 'inconclusive here'" in v.evidence
+    assert "would give 'inconclusive here'" in v.evidence
+
+
+def test_c11_decides_on_the_mean_vector_not_the_upper_bound():
+    from embedbook.experiments import ch11_contextual as ch11
+
+    # the paper's formula above 5% everywhere, the word's own mean vector below it: the mean vector decides
+    v = ch11.check_c11(_contextuality([0.01, 0.02, 0.01, 0.0, 0.02], paper=[0.6, 0.5, 0.5, 0.4, 0.3]))
+    assert v.verdict == claims.CORRECTED and v.figures["paper_layers_above"] == 5
+
+
+def test_static_share_is_the_mean_vectors_share():
+    from embedbook.experiments import ch11_contextual as ch11
+
+    rng = np.random.default_rng(0)
+    c = rng.normal(size=16)
+    assert ch11.static_share(np.stack([c, c, c])) == pytest.approx(1.0)
+    assert ch11.static_share(np.stack([c, -c])) == pytest.approx(0.0)
+    x = rng.normal(size=(12, 16)) + 2.0
+    resid = ((x - x.mean(0)) ** 2).sum()  # what the best single vector, the mean, leaves
+    assert ch11.static_share(x) == pytest.approx(1 - resid / (x ** 2).sum())
+    assert ch11.static_share(x) <= cx.mev(x, "paper") + 1e-12  # σ₁²/Σσᵢ² bounds it from above
+    for bad in (np.zeros((3, 4)), np.ones((1, 4)), np.array([[1.0, np.nan], [0.0, 1.0]])):
+        with pytest.raises(ValueError):
+            ch11.static_share(bad)
 
 
 def test_calibration_separates_the_readings():
@@ -435,5 +469,72 @@ def test_calibration_separates_the_readings():
     assert cal.static["centred"] < 0.3  # centring removes it
     assert cal.scores["paper"][0] > cal.scores["paper"][1] > cal.scores["paper"][2]  # follows self-similarity
     assert abs(cal.random_matched["paper"]) < 0.01 < cal.random_paper["paper"]  # the small-n excess
+    assert cal.mean_static > 0.99 and abs(cal.mean_random) < 0.01  # the deciding statistic passes
     with pytest.raises(ValueError, match="context counts"):
         ch11.run_calibration([1, 5], dim=8, n_random=10)
+
+
+# --- issue 18: what a new user meets ----------------------------------------------------------------
+
+
+def test_self_and_intra_similarity_stay_within_one():
+    # float32 unit rows are unit only to ~1e-7: identical rows summed gave 1.0000000008 before the clamp
+    x = np.tile(np.random.default_rng(2).normal(size=(1, 384)).astype(np.float32), (7, 1))
+    u = cx.stats.unit_rows(x).astype(np.float64)
+    s = u.sum(0)
+    assert (s @ s - 7) / 42 > 1.0  # the unclamped formula overshoots on this input
+    assert cx.self_similarity(x) == 1.0 and cx.intra_similarity(x) <= 1.0
+    assert cx.self_similarity(-x[:1].repeat(2, 0) * np.array([[1.0], [-1.0]])) >= -1.0
+
+
+def test_wrong_objects_in_the_tokenizer_and_model_places_say_what_to_pass(enc):
+    tok, model = enc
+    with pytest.raises(TypeError, match=r"bare `tokenizers` tokenizer.*data\.load_encoder\(\)"):
+        cx.sentence_vectors(data.minilm_tokenizer(), model, ["a cat"])
+    with pytest.raises(TypeError, match=r"\(tokenizer, model\), in that order"):
+        cx.sentence_vectors(model, tok, ["a cat"])
+    with pytest.raises(TypeError, match="model must be a Hugging Face BERT-style torch encoder"):
+        cx.word_states([["a", "cat"]], tok, "minilm")
+    for call in (lambda: cx.model_attentions(None, model, "a cat"), lambda: cx.layer0_qkv(None, model, "a cat"),
+                 lambda: cx.count_forward_flops(None, model, ["a cat"]),
+                 lambda: cx.paraphrase_accuracy(None, model, [("a", "b"), ("c", "d")]),
+                 lambda: cx.sense_study(None, model, ["an apple", "apple pie"], ["apple inc", "apple stock"])):
+        with pytest.raises(TypeError, match="tokenizer must be a Hugging Face tokenizer"):
+            call()
+
+
+def test_too_long_input_gives_only_the_clear_error(enc, caplog, capsys):
+    tok, model = enc
+    tok.deprecation_warnings.pop("sequence-length-is-longer-than-the-specified-maximum", None)  # it warns once
+    for call in (lambda: cx.model_attentions(tok, model, "word " * 1000),
+                 lambda: cx.layer0_qkv(tok, model, "word " * 1000),
+                 lambda: cx.count_forward_flops(tok, model, ["word " * 1000]),  # was a raw torch size error
+                 lambda: cx.word_states([["word"] * 1000], tok, model)):
+        with pytest.raises(ValueError, match="1002 pieces but the model has 512 positions"):
+            call()
+    out = capsys.readouterr()
+    assert "Token indices sequence length" not in out.out + out.err + caplog.text
+
+
+def _text_of(tok, pieces: int) -> str:
+    """Lee-corpus words until the text tokenizes to about ``pieces`` WordPiece pieces."""
+    words = [w for s in data.lee_corpus() for w in s]
+    n = pieces
+    while len(tok(" ".join(words[:n]), verbose=False)["input_ids"]) > pieces:
+        n -= 10
+    return " ".join(words[:n])
+
+
+def test_sentence_vectors_match_sentence_transformers_encode_short_and_long(enc):
+    st = pytest.importorskip("sentence_transformers")
+    tok, model = enc
+    long_text = _text_of(tok, 400)
+    assert 350 < len(tok(long_text, verbose=False)["input_ids"]) <= 400  # past the model's 256, within its 512
+    texts = ["a kitten naps on the couch", long_text]
+    ref = st.SentenceTransformer(str(data.minilm_path()), device="cpu").encode(texts, convert_to_tensor=True)
+    got = cx.sentence_vectors(tok, model, texts)
+    cos = torch.nn.functional.cosine_similarity(ref.cpu().float(), got.cpu(), dim=1)
+    assert (cos > 0.9999).all(), cos
+    assert cx._pooling_length(tok, model) == 256  # read from sentence_bert_config.json
+    at_512 = cx.sentence_vectors(tok, model, texts, max_length=512)  # what it did before: a different vector
+    assert torch.nn.functional.cosine_similarity(ref[1:].cpu().float(), at_512[1:].cpu(), dim=1).item() < 0.999
