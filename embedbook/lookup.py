@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import torch
 import torch.nn.functional as F
 
-from embedbook import timing
+from embedbook import sizing, timing
 
 __all__ = [
     "MAX_BANDWIDTH_BYTES",
@@ -121,18 +121,20 @@ def linear_lookup(ids: torch.Tensor, table: torch.Tensor) -> torch.Tensor:
         return layer(_one_hot(ids, table))
 
 
-def one_hot_bytes(n_tokens: int, vocab_size: int, dtype: torch.dtype = torch.float32) -> int:
+def one_hot_bytes(n_tokens: int, vocab_size: int, dtype=torch.float32) -> int:
     """Bytes a materialised batch of ``n_tokens`` one-hot rows of width ``vocab_size`` occupies.
 
+    ``dtype`` is any spelling :func:`embedbook.sizing.dtype_name` accepts (``torch.float16``, ``"fp16"``,
+    ``"float32"``, ``np.float32``, …).
+
     Raises:
-        ValueError: a count that is not a positive int. TypeError: ``dtype`` is not a torch dtype.
+        ValueError: a count that is not a positive int, or an unknown dtype. TypeError: ``dtype`` is not a
+            string, torch dtype or NumPy dtype.
     """
     for name, value in (("n_tokens", n_tokens), ("vocab_size", vocab_size)):
         if not isinstance(value, int) or isinstance(value, bool) or value <= 0:
             raise ValueError(f"{name} must be a positive int, got {value!r}")
-    if not isinstance(dtype, torch.dtype):
-        raise TypeError(f"dtype must be a torch.dtype such as torch.float32, got {dtype!r}")
-    return n_tokens * vocab_size * torch.empty((), dtype=dtype).element_size()
+    return sizing.formula_bytes(n_tokens * vocab_size, dtype)
 
 
 class Lookup:

@@ -11,6 +11,7 @@ Used by chapter 03 (Parameters and memory) and by the chapters on tying (04) and
 
 from __future__ import annotations
 
+import difflib
 import math
 import operator
 from dataclasses import dataclass, field
@@ -21,8 +22,8 @@ import torch
 from embedbook.device import pick
 
 __all__ = [
-    "BYTES_PER_VALUE", "DTYPES", "MAX_ALLOC_BYTES", "MODELS", "ModelConfig", "ParameterCount", "approx_params",
-    "attention_flops", "count_parameters", "embedding_params", "formula_bytes", "head_dim", "measured_bytes",
+    "BYTES_PER_VALUE", "DTYPES", "DTYPE_ALIASES", "MAX_ALLOC_BYTES", "MODELS", "ModelConfig", "SIBLINGS", "ParameterCount", "approx_params",
+    "attention_flops", "count_parameters", "dtype_name", "embedding_params", "formula_bytes", "head_dim", "measured_bytes",
     "model", "width_for",
 ]
 
@@ -42,7 +43,8 @@ class ModelConfig:
         year: year of release.
         source: key of the paper or model card in ``references.bib``.
         head_dim: per-head width when the configuration gives one that is not ``d / heads``.
-        kind: ``"encoder"`` (BERT-style) or ``"decoder"`` (GPT-style language model).
+        kind: ``"encoder"`` (BERT-style), ``"decoder"`` (GPT-style language model) or ``"encoder-decoder"``
+            (T5- and BART-style; only in :data:`SIBLINGS`).
     """
 
     name: str
@@ -141,6 +143,20 @@ MODELS: list[ModelConfig] = [
     ModelConfig("Llama-3.2-3B", 128256, 3072, 28, 24, 3.21e9, True, True, 2024, "meta2024llama32"),
     ModelConfig("Qwen2.5-7B", 152064, 3584, 28, 28, 7.61e9, False, True, 2024, "qwen2024qwen25"),
 ]
+
+# English models whose multilingual counterpart is in MODELS or below, and counterparts not in MODELS: the
+# sibling pairs of C36 (chapter 03). Kept apart from MODELS, whose counts decide other claims (C20, C35,
+# C37, C42). Each row from its paper's configuration table and the released config.json.
+SIBLINGS: list[ModelConfig] = [
+    ModelConfig("RoBERTa-base", 50265, 768, 12, 12, 125e6, True, False, 2019, "liu2019roberta", kind="encoder"),
+    # T5: 12 encoder + 12 decoder layers; a 32,000-piece SentencePiece vocabulary, 32,128 rows as released
+    ModelConfig("T5-base", 32128, 768, 12, 12, 220e6, True, False, 2020, "raffel2020t5", kind="encoder-decoder"),
+    # mT5 follows T5.1.1 (untied head); 250,000 pieces, 250,112 rows as released
+    ModelConfig("mT5-base", 250112, 768, 12, 12, 580e6, False, True, 2021, "xue2021mt5", kind="encoder-decoder"),
+    ModelConfig("BART-large", 50265, 1024, 12, 16, 406e6, True, False, 2020, "lewis2020bart", kind="encoder-decoder"),
+    ModelConfig("mBART-large-cc25", 250027, 1024, 12, 16, 680e6, True, True, 2020, "liu2020mbart",
+                kind="encoder-decoder"),
+]
 # fmt: on
 
 DTYPES = {"fp32": torch.float32, "fp16": torch.float16, "bf16": torch.bfloat16, "int8": torch.int8}
@@ -158,28 +174,79 @@ def _positive_int(name: str, value, *, zero: bool = False) -> int:
     return value
 
 
-def _dtype_name(dtype: str) -> str:
-    if dtype not in BYTES_PER_VALUE:
-        raise ValueError(f"unknown dtype {dtype!r}; use one of {list(BYTES_PER_VALUE)}")
-    return dtype
+#: Other spellings of each format (lower case): torch's and NumPy's names and the usual short ones.
+DTYPE_ALIASES = {
+    "fp32": ("float32", "float", "f32", "single"),
+    "fp16": ("float16", "half", "f16"),
+    "bf16": ("bfloat16",),
+    "int8": ("i8",),
+    "int4": ("i4", "uint4", "quint4x2"),
+}
+_DTYPE_LOOKUP = {alias: name for name, aliases in DTYPE_ALIASES.items() for alias in (name, *aliases)}
+
+
+def dtype_name(dtype) -> str:
+    """The format name this package uses (``"fp32"``, ``"fp16"``, ``"bf16"``, ``"int8"`` or ``"int4"``) for
+    any usual spelling of it: a ``torch.dtype`` (``torch.float32``), a NumPy dtype (``np.float16``,
+    ``np.dtype("int8")``) or a string (``"float32"``, ``"fp32"``, ``"float"``, ``"half"``, ``"bfloat16"``,
+    ``"torch.bfloat16"``, …; case does not matter). Every function of the package that takes a dtype
+    goes through it.
+
+    Raises:
+        TypeError: ``dtype`` is not a string, a torch dtype or a NumPy dtype.
+        ValueError: a format the package does not size (e.g. float64), or an unknown name.
+    """
+    if isinstance(dtype, torch.dtype):
+        text = str(dtype).removeprefix("torch.")
+    elif isinstance(dtype, str):
+        text = dtype.strip().lower().removeprefix("torch.").removeprefix("np.").removeprefix("numpy.")
+    else:
+        try:
+            text = np.dtype(dtype).name if isinstance(dtype, (np.dtype, type)) else None
+        except TypeError:
+            text = None
+        if text is None:
+            raise TypeError(f"dtype must be a string such as 'fp32', a torch.dtype or a NumPy dtype, "
+                            f"got {type(dtype).__name__} {dtype!r}")
+    if text not in _DTYPE_LOOKUP:
+        known = "; ".join(f"{n} ({', '.join(a)})" for n, a in DTYPE_ALIASES.items())
+        raise ValueError(f"unknown dtype {dtype!r} (or one this package does not size); use one of {known}")
+    return _DTYPE_LOOKUP[text]
+
+
+def _folded(name: str) -> str:
+    return "".join(ch for ch in name.lower() if ch.isalnum())
 
 
 def model(name: str) -> ModelConfig:
     """The published configuration called ``name``.
 
+    Case, spaces and punctuation do not matter: ``"bert-base"``, ``"BERT base"`` and ``"bertbase"`` all
+    name ``"BERT-base"``.
+
     Args:
-        name: a name in :data:`MODELS`, e.g. ``"BERT-base"``.
+        name: a name in :data:`MODELS` or :data:`SIBLINGS`, e.g. ``"BERT-base"``.
 
     Returns:
         Its :class:`ModelConfig`.
 
     Raises:
-        KeyError: no configuration has that name (the message lists the known ones).
+        TypeError: ``name`` is not a string.
+        KeyError: no configuration has that name (the message suggests the closest names and lists the
+            known ones).
     """
-    for m in MODELS:
+    if not isinstance(name, str):
+        raise TypeError(f"name must be a model name such as 'BERT-base', got {type(name).__name__} {name!r}")
+    known = MODELS + SIBLINGS
+    for m in known:
         if m.name == name:
             return m
-    raise KeyError(f"unknown model {name!r}; known: {', '.join(m.name for m in MODELS)}")
+    folded = {_folded(m.name): m for m in known}
+    if _folded(name) in folded:
+        return folded[_folded(name)]
+    close = difflib.get_close_matches(_folded(name), list(folded), n=3, cutoff=0.6)
+    hint = f"did you mean {' or '.join(folded[c].name for c in close)}? " if close else ""
+    raise KeyError(f"unknown model {name!r}; {hint}known: {', '.join(m.name for m in known)}")
 
 
 def embedding_params(vocab: int, d: int) -> int:
@@ -198,27 +265,30 @@ def embedding_params(vocab: int, d: int) -> int:
     return _positive_int("vocab", vocab) * _positive_int("d", d)
 
 
-def formula_bytes(params: int, dtype: str) -> int:
+def formula_bytes(params: int, dtype) -> int:
     """Bytes that ``params`` values of ``dtype`` take by the formula: 4 per value in fp32, 2 in fp16 and
     bf16, 1 in int8, one byte per two values in packed int4 (rounded up to whole bytes).
 
     Args:
         params: number of values, an int ``>= 0``.
-        dtype: ``"fp32"``, ``"fp16"``, ``"bf16"``, ``"int8"`` or ``"int4"``.
+        dtype: ``"fp32"``, ``"fp16"``, ``"bf16"``, ``"int8"`` or ``"int4"``, or any spelling
+            :func:`dtype_name` accepts (``torch.float32``, ``np.float16``, ``"half"``, …).
 
     Returns:
         Bytes, an int.
 
     Raises:
-        ValueError: ``params`` is not an int ``>= 0``, or the dtype is unknown.
+        ValueError: ``params`` is not an int ``>= 0``, or the dtype is unknown. TypeError: ``dtype`` is
+            not a string, torch dtype or NumPy dtype.
     """
     params = _positive_int("params", params, zero=True)
-    if _dtype_name(dtype) == "int4":
+    dtype = dtype_name(dtype)
+    if dtype == "int4":
         return (params + 1) // 2
     return params * int(BYTES_PER_VALUE[dtype])
 
 
-def measured_bytes(vocab: int, d: int, dtype: str, device: str | torch.device = "meta") -> int:
+def measured_bytes(vocab: int, d: int, dtype, device: str | torch.device = "meta") -> int:
     """Bytes of the storage of a real ``vocab × d`` tensor of ``dtype``, as torch reports them
     (``untyped_storage().nbytes()``); packed int4 is a ``vocab × d/2`` tensor of uint8.
 
@@ -228,7 +298,8 @@ def measured_bytes(vocab: int, d: int, dtype: str, device: str | torch.device = 
     Args:
         vocab: rows, a positive int.
         d: columns, a positive int (even for int4).
-        dtype: ``"fp32"``, ``"fp16"``, ``"bf16"``, ``"int8"`` or ``"int4"``.
+        dtype: ``"fp32"``, ``"fp16"``, ``"bf16"``, ``"int8"`` or ``"int4"``, or any spelling
+            :func:`dtype_name` accepts.
         device: ``"meta"`` (default) or a real device such as ``"cpu"`` or ``"cuda"``.
 
     Returns:
@@ -237,10 +308,10 @@ def measured_bytes(vocab: int, d: int, dtype: str, device: str | torch.device = 
     Raises:
         ValueError: ``vocab`` or ``d`` not a positive int, an odd ``d`` for int4, an unknown dtype, an
             unknown device, or a real-device tensor above :data:`MAX_ALLOC_BYTES` (use the meta device for
-            such sizes). RuntimeError: a device that is not present here (see :func:`embedbook.device.pick`).
+            such sizes). TypeError: a dtype that is not a string, torch dtype or NumPy dtype. RuntimeError: a device that is not present here (see :func:`embedbook.device.pick`).
     """
     vocab, d = _positive_int("vocab", vocab), _positive_int("d", d)
-    _dtype_name(dtype)
+    dtype = dtype_name(dtype)
     if dtype == "int4" and d % 2:
         raise ValueError(f"packed int4 stores two values per byte and needs an even d, got {d}")
     dev = torch.device("meta") if str(device) == "meta" else pick(device)

@@ -82,8 +82,9 @@ def test_one_hot_bytes():
     for bad in [(0, 100), (10, -1), (1.5, 10), (True, 10)]:
         with pytest.raises(ValueError):
             lookup.one_hot_bytes(*bad)
+    assert lookup.one_hot_bytes(1, 1, "fp32") == lookup.one_hot_bytes(1, 1, "float32") == 4  # sizing.dtype_name
     with pytest.raises(TypeError, match="torch.dtype"):
-        lookup.one_hot_bytes(1, 1, "fp32")
+        lookup.one_hot_bytes(1, 1, None)
 
 
 def test_bandwidth_reports_fractions():

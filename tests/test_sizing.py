@@ -1,3 +1,4 @@
+import numpy as np
 import pytest
 import torch
 
@@ -189,3 +190,62 @@ def test_wilson_interval_and_the_declared_groups():
         assert a.d == b.d and a.kind == b.kind and not a.multilingual and b.multilingual
     assert ch03.run_vocabularies().n_recent >= 12  # C27's current group
     assert all(m.source for m in sizing.MODELS)
+
+
+# --- issue 18: one dtype spelling everywhere; model names as people type them ---------------------------
+
+
+SPELLINGS = {
+    "fp32": ["fp32", "FP32", "float32", "float", "torch.float32", torch.float32, torch.float, np.float32,
+             np.dtype("float32")],
+    "fp16": ["fp16", "float16", "half", torch.float16, torch.half, np.float16, np.dtype("float16")],
+    "bf16": ["bf16", "bfloat16", "torch.bfloat16", torch.bfloat16],
+    "int8": ["int8", torch.int8, np.int8, np.dtype("int8")],
+    "int4": ["int4", "INT4"],
+}
+
+
+def test_dtype_name_accepts_torch_numpy_and_the_usual_strings():
+    for name, spellings in SPELLINGS.items():
+        for spelling in spellings:
+            assert sizing.dtype_name(spelling) == name, spelling
+    for bad in ["fp8", "", "float64", torch.float64, np.float64, torch.bool, "int32"]:
+        with pytest.raises(ValueError, match="unknown dtype"):
+            sizing.dtype_name(bad)
+    for bad in [None, 4, 2.5, object()]:
+        with pytest.raises(TypeError, match="torch.dtype or a NumPy dtype"):
+            sizing.dtype_name(bad)
+
+
+def test_every_dtype_taking_function_of_the_library_goes_through_dtype_name():
+    """formula_bytes, measured_bytes and lookup.one_hot_bytes (every public function with a dtype
+    argument) give one answer for every spelling of a format."""
+    from embedbook import lookup
+
+    calls = {
+        "sizing.formula_bytes": lambda dt: sizing.formula_bytes(20, dt),
+        "sizing.measured_bytes": lambda dt: sizing.measured_bytes(5, 4, dt),
+        "lookup.one_hot_bytes": lambda dt: lookup.one_hot_bytes(5, 4, dt),
+    }
+    for fn, call in calls.items():
+        for name, spellings in SPELLINGS.items():
+            want = call(name)
+            assert want == sizing.formula_bytes(20, name), (fn, name)
+            for spelling in spellings:
+                assert call(spelling) == want, (fn, spelling)
+        with pytest.raises(ValueError, match="unknown dtype"):
+            call("fp8")
+
+
+def test_model_matches_case_and_punctuation_and_suggests_close_names():
+    assert sizing.model("bert-base") is sizing.model("BERT base") is sizing.model("BERT-base")
+    assert sizing.model("gpt2 small").name == "GPT-2 small"
+    with pytest.raises(KeyError, match="did you mean Qwen2-7B"):
+        sizing.model("Qwen2-8B")
+    with pytest.raises(KeyError, match="did you mean BERT-base"):
+        sizing.model("bert-bse")
+    with pytest.raises(KeyError, match="known: BERT-base") as err:
+        sizing.model("no such model")
+    assert "did you mean" not in str(err.value)
+    with pytest.raises(TypeError, match="model name"):
+        sizing.model(3)
