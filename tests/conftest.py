@@ -28,3 +28,22 @@ def pytest_terminal_summary(terminalreporter):
         for name, seconds in CHAPTER_TIMES.items():
             terminalreporter.write_line(f"{name:<16} {seconds:6.1f} s")
         terminalreporter.write_line(f"{'total':<16} {sum(CHAPTER_TIMES.values()):6.1f} s")
+
+
+import dataclasses  # noqa: E402
+
+import pytest  # noqa: E402
+
+
+@pytest.fixture
+def swap_sources(monkeypatch):
+    """``swap_sources(cid, *sources)``: claim ``cid``'s rule reads only ``sources`` for the rest of the test (its
+    check counts them as usual; nothing is typed)."""
+    from embedbook import claims
+
+    def swap(cid, *sources):
+        rule = claims.rule_of(cid)
+        lit = dataclasses.replace(rule.literature, sources=tuple(sources))
+        monkeypatch.setitem(claims._RULES, cid, dataclasses.replace(rule, literature=lit))
+
+    return swap

@@ -246,6 +246,19 @@ def test_c26_refuted_when_nothing_is_saved():
     assert ch14.check_c26(r).verdict == claims.REFUTED
 
 
+def test_c26_without_loss_is_counted_from_the_cited_findings(swap_sources):
+    r = _scaling([4.74, 4.75, 4.73], [4.75, 4.76, 4.74], [4.95, 4.96, 4.94])
+    assert ch14.check_c26(r).figures["lit_no_loss"] == 1  # Baevski & Auli
+    swap_sources("C26", ch14._C26_LOSS)  # a cited loss against fixed-size embeddings, no finding of none
+    assert ch14.check_c26(r).verdict == claims.REFUTED
+    swap_sources("C26", ch14._C26_LOSS, *ch14.C26_SOURCES)  # the findings disagree
+    v = ch14.check_c26(r)
+    assert v.verdict == claims.INCONCLUSIVE and "disagree" in v.evidence
+    swap_sources("C26", ch14.C26_SOURCES[1])  # nothing on the loss
+    v = ch14.check_c26(r)
+    assert v.verdict == claims.INCONCLUSIVE and "no cited finding" in v.evidence
+
+
 def test_c26_miniature_loss_is_reported_not_decisive():
     v = ch14.check_c26(_scaling([4.74, 4.75, 4.73], [4.81, 4.82, 4.80], [4.95, 4.96, 4.94]))
     assert v.verdict == claims.CORRECTED and "lost more than 0.03 nats to the full table" in v.evidence

@@ -63,7 +63,7 @@ def _crosslingual(folds):
                            cos_before=0.0, cos_after=0.5, folds=folds)
 
 
-def test_c48_outcomes(monkeypatch):
+def test_c48_outcomes(swap_sources):
     v = ch.check_c48(_crosslingual([_fold(0.0, 0.2, 0.0)] * 3))
     assert v.verdict == claims.CORRECTED and "post-hoc alignment works" in v.evidence
     assert "Rule revised after an external audit" in v.strength and "Basis: literature" in v.strength
@@ -71,12 +71,13 @@ def test_c48_outcomes(monkeypatch):
     v = ch.check_c48(_crosslingual([_fold(0.0, 0.01, 0.0)] * 3))
     assert v.verdict == claims.CORRECTED and "not shown to work here" in v.evidence
     # without the joint-model studies, the measurement decides whether alignment arises without parallel data
-    monkeypatch.setitem(ch.LITERATURE_C48, "joint_without_parallel", ())
+    swap_sources("C48", *[s for s in ch.C48_SOURCES if not s.bears("aligned_without_parallel")])
     assert ch.check_c48(_crosslingual([_fold(0.0, 0.2, 0.0)] * 3)).verdict == claims.CORRECTED
     assert ch.check_c48(_crosslingual([_fold(0.0, 0.01, 0.0)] * 3)).verdict == claims.CONFIRMED
     assert ch.check_c48(_crosslingual([_fold(0.0, 0.05, 0.0)] * 3)).verdict == claims.INCONCLUSIVE
     assert ch.check_c48(_crosslingual([_fold(0.0, 0.2, 0.0)] * 2)).verdict == claims.INCONCLUSIVE  # too few folds
-    monkeypatch.setitem(ch.LITERATURE_C48, "parallel_helps", ())
+    swap_sources("C48", *[s for s in ch.C48_SOURCES if not s.bears("aligned_without_parallel")
+                                and not s.bears("parallel_improves")])
     assert ch.check_c48(_crosslingual([_fold(0.0, 0.2, 0.0)] * 3)).verdict == claims.REFUTED
 
 

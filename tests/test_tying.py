@@ -59,15 +59,16 @@ def test_c08_is_decided_by_the_literature_whatever_the_miniature_shows():
     assert "generalisation gap" in b.evidence and "Press & Wolf" in b.evidence
 
 
-def test_c08_rule_reaches_every_outcome_from_the_literature_counts(monkeypatch):
+def test_c08_rule_reaches_every_outcome_from_the_sources(swap_sources):
     r = _tying([(4.5, 4.6)] * 3, [(4.0, 4.05)] * 3)
-    monkeypatch.setattr(ch, "C08_LOW_RESOURCE", ["some2020study"])
-    monkeypatch.setattr(ch, "C08_HURTS", [])
+    improve = [s for s in ch.C08_SOURCES if s.bears("tying_improves")]
+    hurt = [s for s in ch.C08_SOURCES if s.bears("tying_improves", claims.CONTRADICTS)]
+    assert ch.check_c08(r).figures["studies_hurt"] == len(hurt) == 2  # Chung et al., MobileLLM
+    swap_sources("C08", ch._C08_LOW, *improve)
     assert ch.check_c08(r).verdict == claims.CONFIRMED
-    monkeypatch.setattr(ch, "C08_IMPROVES", [])
-    monkeypatch.setattr(ch, "C08_HURTS", ["chung2021rethinking"])
+    swap_sources("C08", *hurt)
     assert ch.check_c08(r).verdict == claims.REFUTED
-    monkeypatch.setattr(ch, "C08_HURTS", [])
+    swap_sources("C08", claims.Source("press2017tying", "bears on something else", "§1", supports=("other",)))
     assert ch.check_c08(r).verdict == claims.INCONCLUSIVE
 
 
@@ -84,7 +85,8 @@ def test_c09_is_decided_by_the_literature():
     v = ch.check_c09(ch.literature_c09())
     assert v.verdict == claims.CORRECTED
     assert claims.rule_of("C09").basis == claims.LITERATURE
-    assert "Bertolotti" in v.evidence and "Chung" in v.evidence
+    assert "Bertolotti" in v.evidence and "Chung" in v.evidence and "MobileLLM" in v.evidence
+    assert v.figures["icml2024_studies"] == 2 and v.figures["studies_threshold_256k"] == 0
 
 
 def test_run_tying_tiny_and_bad_sizes():

@@ -269,7 +269,6 @@ class Coverage(Result):
     novel_fragment_share: float
     novel_fragment_max_lang: str = ""  # the language with the largest such share
     novel_fragment_max_share: float = 0.0
-    undertrained_found: int = 1  # Land & Bartolo 2024 find under-trained tokens in trained LLM vocabularies
     rows: list[dict] = field(default_factory=list)  # per language
     examples: list[dict] = field(default_factory=list)  # a few unseen strings and their pieces
 
@@ -321,6 +320,32 @@ def run_coverage(words_per_lang: int = 500, langs: tuple[str, ...] = LANGS, nove
     )
 
 
+# The 'meaningful embedding' half is decided from the literature: does a trained vocabulary hold pieces whose
+# rows were never trained?
+C31_SOURCES = (
+    claims.Source("land2024magikarp", "Land & Bartolo (2024): tokens present in a trained LLM's vocabulary but nearly "
+                  "or entirely absent from its training data (under-trained or 'glitch' tokens, GPT-2's ' "
+                  "SolidGoldMagikarp' among them) occur across a diverse set of open models; they find them from the "
+                  "embedding rows and confirm them by prompting", "abstract; the results per model family",
+                  supports=("undertrained_tokens",)),
+)
+C31_COUNTED = {"undertrained_found": "undertrained_tokens"}
+C31_LITERATURE = claims.Literature(
+    sources=C31_SOURCES,
+    search=claims.Search(
+        queries=("Fishing for Magikarp automatically detecting under-trained tokens in large language models "
+                 "Land Bartolo",),
+        corpora=("pages",), date="2026-12-01"),
+    strongest_against=(
+        "Under-trained tokens are pieces that ordinary text rarely produces (artefacts of the tokenizer's own "
+        "training data), so the pieces an unseen word is split into are usually ordinary, trained ones; the "
+        "correction says that a known piece need not have a meaningful row, not that split words usually land "
+        "on such rows."),
+)
+_C31_ALL_TRAINED = claims.Source("land2024magikarp", "hypothetical: no under-trained tokens are found in trained "
+                                 "vocabularies", "hypothetical", contradicts=("undertrained_tokens",))
+
+
 @claims.rule(
     "C31",
     quantity="over the most frequent words and about 20 unseen strings (misspellings of frequent words, new "
@@ -331,7 +356,7 @@ def run_coverage(words_per_lang: int = 500, langs: tuple[str, ...] = LANGS, nove
     inputs={
         "bpe_failures": "strings a byte-level BPE does not round-trip",
         "novel_fragment_share": "share of Whisper-BPE tokens of the unseen strings that are not whole characters",
-        "undertrained_found": "1 if the literature reports under-trained tokens in trained vocabularies, else 0",
+        "undertrained_found": "cited findings of under-trained tokens in trained vocabularies",
     },
     thresholds={"fragment_max": 0.1},
     basis=claims.LITERATURE,
@@ -344,10 +369,12 @@ def run_coverage(words_per_lang: int = 500, langs: tuple[str, ...] = LANGS, nove
         "under-trained tokens are reported",
     },
     examples={
-        REFUTED: {"bpe_failures": 3, "novel_fragment_share": 0.0, "undertrained_found": 0},
-        CORRECTED: {"bpe_failures": 0, "novel_fragment_share": 0.08, "undertrained_found": 1},
-        CONFIRMED: {"bpe_failures": 0, "novel_fragment_share": 0.02, "undertrained_found": 0},
+        REFUTED: claims.source_set(*C31_SOURCES, bpe_failures=3, novel_fragment_share=0.0),
+        CORRECTED: claims.source_set(*C31_SOURCES, bpe_failures=0, novel_fragment_share=0.08),
+        CONFIRMED: claims.source_set(_C31_ALL_TRAINED, bpe_failures=0, novel_fragment_share=0.02),
     },
+    literature=C31_LITERATURE,
+    counted=C31_COUNTED,
 )
 def _c31(f, t):
     if f["bpe_failures"] > 0:
@@ -385,7 +412,7 @@ def check_c31(r: Coverage) -> claims.Verdict:
             "And a piece with an id need not have a meaningful row: Land & Bartolo (2024) find under-trained "
             "tokens (GPT-2's ' SolidGoldMagikarp' among them) across many open LLMs, pieces the tokenizer learned "
             "but the model almost never saw in training. "
-            if r.undertrained_found else ""
+            if claims.rule_of("C31").literature.count("undertrained_tokens") else ""
         )
         return head + coverage + pieces + magikarp + {
             REFUTED: "Some strings did not survive the round trip: the vocabulary does not cover them.",
@@ -394,8 +421,7 @@ def check_c31(r: Coverage) -> claims.Verdict:
             CONFIRMED: "Every unseen string became known pieces, nearly all of them whole characters or more.",
         }[v]
 
-    figures = {"bpe_failures": r.bpe_failures, "novel_fragment_share": r.novel_fragment_share,
-               "undertrained_found": r.undertrained_found}
+    figures = {"bpe_failures": r.bpe_failures, "novel_fragment_share": r.novel_fragment_share}
     strength = (
         f"exact counts over {r.n_words:,} frequent words and {r.n_novel} unseen strings in {r.n_langs} languages; no "
         "randomness. The outcome is fixed by the instruments and the literature, not by the numbers: a byte-level "
@@ -404,7 +430,8 @@ def check_c31(r: Coverage) -> claims.Verdict:
         "for what it adds. No multilingual subword vocabulary without byte fallback is installed, so the [UNK] "
         "comparison uses an English one and stays out of the rule. Rule revised after an external audit of the "
         "first build (was: [UNK] share of an English WordPiece and GPT-2's fragment share over frequent words "
-        "decided a correction)."
+        "decided a correction). Round 3: the under-trained-token figure is counted from the source listed below (it "
+        "was a typed 1); the rule is unchanged."
     )
     return claims.judge("C31", figures, evidence, strength)
 

@@ -141,21 +141,37 @@ def _size(n_bytes: int) -> str:
 # What Yu et al. (2025, "Scaling Embedding Layers in Language Models") report, with where. One version is cited
 # throughout: arXiv:2502.01637v2 (its abstract, its §1 and its Figure 1).
 SCONE_VERSION = "arXiv:2502.01637v2"
-SCONE_REPORTED = {
-    "offloaded": (1, "v2 abstract: after training the embeddings 'are precomputed and stored in off-accelerator "
-                     "memory'; v2 §1: offloaded to main memory or even to secondary storage such as solid-state "
-                     "drives"),
-    "fixed_accelerator": (1, "v2 abstract: both scaling strategies keep 'fixed accelerator usage during inference (in "
-                             "terms of FLOPS and memory)'"),
-    "states_3_to_5_pct": (0, "v2 abstract and Figure 1: the gain is stated as matching larger baselines — with 10M "
-                             "f-grams a 1.3B model matches a 1.9B baseline, with 1B f-grams a model with 1B "
-                             "accelerator-resident parameters outperforms it 'while using only about half the FLOPS "
-                             "and accelerator memory' — not as a 3–5% perplexity reduction at the same compute budget"),
-    "contextualised": (1, "v2 abstract: the embeddings 'provide contextualized representation for each input token and "
-                          "are learned with a separate model during training'"),
-    "baseline_params_b": (1.9, "v2 abstract: the 1.9B-parameter baseline"),
-    "scone_params_b": (1.0, "v2 abstract: 1B accelerator-resident parameters"),
-}
+C25_SOURCES = (
+    claims.Source("yu2025scone", "after training, the n-gram ('f-gram') embeddings are precomputed and stored in "
+                  "off-accelerator memory, main memory or even solid-state drives", f"{SCONE_VERSION}: abstract; §1",
+                  supports=("offloaded",)),
+    claims.Source("yu2025scone", "both scaling strategies (more f-grams, a larger model to learn them) keep "
+                  "accelerator use at inference fixed, in FLOPS and in memory", f"{SCONE_VERSION}: abstract",
+                  supports=("fixed_accelerator",)),
+    claims.Source("yu2025scone", "the gain is stated as matching larger baselines, not as a perplexity cut at the same "
+                  "compute budget: with 1B f-grams a model with 1B accelerator-resident parameters outperforms a "
+                  "1.9B-parameter baseline across corpora while using about half the FLOPS and accelerator memory",
+                  f"{SCONE_VERSION}: abstract; Figure 1", contradicts=("ppl_3_to_5_same_budget",)),
+    claims.Source("yu2025scone", "the embeddings are contextualised: a separate model learns an embedding for each "
+                  "frequent n-gram in context during training", f"{SCONE_VERSION}: abstract",
+                  supports=("contextualised",)),
+)
+C25_COUNTED = {"offloaded": "offloaded", "fixed_accelerator": "fixed_accelerator",
+               "states_3_to_5_pct": "ppl_3_to_5_same_budget"}
+C25_LITERATURE = claims.Literature(
+    sources=C25_SOURCES,
+    search=claims.Search(
+        queries=("SCONE Scaling Embedding Layers in Language Models f-grams off-accelerator memory perplexity",),
+        corpora=("pages",), date="2026-12-01"),
+    strongest_against=(
+        "The versions differ in wording (v1: 'fixed inference-time FLOPS'; v2 and v3: FLOPS and memory). We read "
+        "the abstracts, §1 and Figure 1, not every results table: a difference of 3–5% between some pair of its "
+        "perplexities cannot be excluded, but the paper does not state its result that way."),
+)
+_C25_ON_DEVICE = claims.Source("yu2025scone", "hypothetical: the n-gram table stays in accelerator memory",
+                               "hypothetical", contradicts=("offloaded",))
+_C25_STATED = claims.Source("yu2025scone", "hypothetical: at the same compute budget perplexity falls by 3–5%",
+                            "hypothetical", supports=("ppl_3_to_5_same_budget",))
 
 
 @claims.rule(
@@ -163,9 +179,9 @@ SCONE_REPORTED = {
     quantity="what the SCONE paper (Yu et al., 2025) reports: where the n-gram embeddings live at inference, whether "
     "accelerator memory and FLOPs stay fixed as the table grows, and in what terms it states its perplexity gain",
     inputs={
-        "offloaded": "1 if the paper stores the n-gram embeddings off the accelerator",
-        "fixed_accelerator": "1 if accelerator memory and FLOPs stay fixed as the n-gram table grows",
-        "states_3_to_5_pct": "1 if the paper states a 3–5% perplexity reduction at the same compute budget",
+        "offloaded": "statements of the paper that it stores the n-gram embeddings off the accelerator",
+        "fixed_accelerator": "statements that accelerator memory and FLOPs stay fixed as the n-gram table grows",
+        "states_3_to_5_pct": "statements of a 3–5% perplexity reduction at the same compute budget",
     },
     outcomes={
         CONFIRMED: "the paper offloads the embeddings, keeps accelerator use fixed and states the 3–5% figure",
@@ -173,10 +189,12 @@ SCONE_REPORTED = {
         REFUTED: "it does not keep the embeddings off the accelerator, or accelerator use grows with the table",
     },
     examples={
-        CONFIRMED: {"offloaded": 1, "fixed_accelerator": 1, "states_3_to_5_pct": 1},
-        CORRECTED: {"offloaded": 1, "fixed_accelerator": 1, "states_3_to_5_pct": 0},
-        REFUTED: {"offloaded": 0, "fixed_accelerator": 1, "states_3_to_5_pct": 0},
+        CONFIRMED: claims.source_set(*C25_SOURCES[:2], _C25_STATED),
+        CORRECTED: claims.source_set(*C25_SOURCES),
+        REFUTED: claims.source_set(_C25_ON_DEVICE, *C25_SOURCES[1:]),
     },
+    literature=C25_LITERATURE,
+    counted=C25_COUNTED,
     basis=claims.LITERATURE,
 )
 def _c25(f, t):
@@ -187,8 +205,7 @@ def _c25(f, t):
 
 @claims.check("C25")
 def check_c25(r: Scaling) -> claims.Verdict:
-    """Settle C25 from the paper's reported figures (:data:`SCONE_REPORTED`); ``r`` illustrates the storage idea."""
-    f = {k: v for k, (v, _) in SCONE_REPORTED.items() if k in ("offloaded", "fixed_accelerator", "states_3_to_5_pct")}
+    """Settle C25 from the paper's statements (:data:`C25_LITERATURE`); ``r`` illustrates the storage idea."""
     e = r.effect("ngram")
     fixed = len(set(r.device_bytes)) == 1
 
@@ -226,21 +243,41 @@ def check_c25(r: Scaling) -> claims.Verdict:
     strength = (
         f"decided by the paper's own statements ({SCONE_VERSION}: abstract, §1, Figure 1), which report "
         f"billion-parameter pre-training that cannot run here; the miniature ({e.n} seed{'s' if e.n != 1 else ''}, "
-        "plateau-trained, whole validation split) only illustrates the storage idea and decides nothing"
+        "plateau-trained, whole validation split) only illustrates the storage idea and decides nothing. Round 3: "
+        "the three figures are counted from the paper's statements listed below (they were typed as flags); the "
+        "rule is unchanged"
     )
-    return claims.judge("C25", f, evidence, strength)
+    return claims.judge("C25", {}, evidence, strength)
 
 
 # --- C26: adaptive input; the direction measured, "without loss" from the paper -----------------------------
 
 # What Baevski and Auli (ICLR 2019, arXiv:1809.10853) report about adaptive input, with where.
-ADAPTIVE_REPORTED = {
-    "no_loss": (1, "abstract and §5: adaptive input embeddings give a lower perplexity than fixed-size word "
-                   "embeddings ('fixed word embeddings perform least well') with fewer parameters, on WikiText-103 "
-                   "(18.7 test perplexity) and the Billion Word benchmark (23.02)"),
-    "frequent_widest": (1, "§3: the factorisation 'assigns more capacity to frequent words and reduces the capacity "
-                           "for less frequent words', which also reduces overfitting to rare words"),
-}
+C26_SOURCES = (
+    claims.Source("baevski2019adaptive", "Baevski & Auli (2019): adaptive input embeddings give a lower perplexity "
+                  "than fixed-size word embeddings with fewer parameters ('fixed word embeddings perform least well'), "
+                  "on WikiText-103 and the Billion Word benchmark; on Billion Word they cut the input and output "
+                  "layers' parameters by 23% while scoring better", "abstract; §1; §5, results",
+                  supports=("adaptive_no_loss",)),
+    claims.Source("baevski2019adaptive", "the factorisation 'assigns more capacity to frequent words and reduces the "
+                  "capacity for less frequent words', which also reduces overfitting to rare words: the frequent words "
+                  "get the widest band, the other way round from the article", "§1; §3",
+                  supports=("frequent_widest",)),
+)
+C26_COUNTED = {"lit_no_loss": "adaptive_no_loss", "lit_loss": ("adaptive_no_loss", claims.CONTRADICTS)}
+C26_LITERATURE = claims.Literature(
+    sources=C26_SOURCES,
+    search=claims.Search(
+        queries=("Adaptive input representations for neural language modeling Nesterov accelerated gradient "
+                 "optimizer WikiText-103",
+                 "adaptive input embeddings worse than full embeddings perplexity ablation rare words capacity"),
+        corpora=("pages",), date="2026-12-01"),
+    strongest_against=(
+        "'Without loss' rests on one paper, by the method's authors, and on their assignment (frequent words "
+        "widest), not the article's; we found no independent comparison of adaptive against fixed-size inputs."),
+)
+_C26_LOSS = claims.Source("baevski2019adaptive", "hypothetical: adaptive input embeddings score a higher perplexity "
+                          "than fixed-size word embeddings", "hypothetical table", contradicts=("adaptive_no_loss",))
 
 
 @claims.rule(
@@ -258,16 +295,17 @@ ADAPTIVE_REPORTED = {
         "all_plateau": "1 if every run of the full table and of both adaptive inputs stopped on its validation plateau",
         "margin": "how far the full table's worst seed lies below the unigram baseline (nats)",
         "saving": "full-table input parameters / adaptive input parameters (counted)",
-        "lit_no_loss": "1 if Baevski and Auli report adaptive input at least as good as fixed-size word embeddings",
+        "lit_no_loss": "cited findings of adaptive input at least as good as fixed-size word embeddings",
+        "lit_loss": "cited findings of adaptive input worse than fixed-size word embeddings",
         "dir_lo": "smallest per-seed loss difference, frequent-narrow − frequent-wide adaptive input (nats)",
         "dir_hi": "largest such difference",
     },
     thresholds={"tolerance": 0.03, "margin_min": 0.3, "saving_min": 1.5, "seeds_min": 3},
     seeds=3,
     outcomes={
-        REFUTED: "the adaptive input saves less than saving_min× the parameters, or the paper reports a loss against "
-        "fixed-size embeddings (counted and cited: the miniature's gates do not apply)",
-        INCONCLUSIVE: "a run did not reach its plateau, the full table is less than margin_min below the unigram "
+        REFUTED: "the adaptive input saves less than saving_min× the parameters, or the cited findings report a loss "
+        "against fixed-size embeddings and none reports none (counted and cited: the miniature's gates do not apply)",
+        INCONCLUSIVE: "no cited finding reports on the loss, or the cited findings disagree; a run did not reach its plateau, the full table is less than margin_min below the unigram "
         "baseline, fewer than seeds_min seeds, or the direction's per-seed differences straddle the tolerance",
         CONFIRMED: "memory is saved without loss (counted; cited), and the frequent-narrow assignment loses at most "
         "tolerance nats against the frequent-wide one on every seed: frequent words do make do with fewer dimensions",
@@ -275,20 +313,24 @@ ADAPTIVE_REPORTED = {
         "tolerance nats against the frequent-wide one on every seed: the frequent words need the wide band",
     },
     examples={
-        CONFIRMED: {"n_seeds": 3, "all_plateau": 1, "margin": 0.45, "saving": 3.9, "lit_no_loss": 1,
-                    "dir_lo": -0.04, "dir_hi": 0.01},
-        CORRECTED: {"n_seeds": 3, "all_plateau": 1, "margin": 0.45, "saving": 3.9, "lit_no_loss": 1,
-                    "dir_lo": 0.14, "dir_hi": 0.17},
-        REFUTED: {"n_seeds": 3, "all_plateau": 1, "margin": 0.45, "saving": 1.1, "lit_no_loss": 1,
-                  "dir_lo": 0.14, "dir_hi": 0.17},
-        INCONCLUSIVE: {"n_seeds": 3, "all_plateau": 1, "margin": 0.45, "saving": 3.9, "lit_no_loss": 1,
-                       "dir_lo": 0.01, "dir_hi": 0.06},
+        CONFIRMED: claims.source_set(*C26_SOURCES, n_seeds=3, all_plateau=1, margin=0.45, saving=3.9, dir_lo=-0.04,
+                                     dir_hi=0.01),
+        CORRECTED: claims.source_set(*C26_SOURCES, n_seeds=3, all_plateau=1, margin=0.45, saving=3.9, dir_lo=0.14,
+                                     dir_hi=0.17),
+        REFUTED: claims.source_set(_C26_LOSS, n_seeds=3, all_plateau=1, margin=0.45, saving=3.9, dir_lo=0.14,
+                                   dir_hi=0.17),
+        INCONCLUSIVE: claims.source_set(*C26_SOURCES, n_seeds=3, all_plateau=1, margin=0.45, saving=3.9, dir_lo=0.01,
+                                        dir_hi=0.06),
     },
+    literature=C26_LITERATURE,
+    counted=C26_COUNTED,
     full_size_only=True,
 )
 def _c26(f, t):
-    if f["saving"] < t["saving_min"] or not f["lit_no_loss"]:
+    if f["saving"] < t["saving_min"] or (f["lit_loss"] >= 1 and f["lit_no_loss"] == 0):
         return REFUTED
+    if f["lit_no_loss"] == 0 or f["lit_loss"] >= 1:
+        return INCONCLUSIVE
     if f["n_seeds"] < t["seeds_min"] or not f["all_plateau"] or f["margin"] < t["margin_min"]:
         return INCONCLUSIVE
     if f["dir_lo"] > t["tolerance"]:
@@ -299,8 +341,9 @@ def _c26(f, t):
 
 
 def c26_figures(r: Scaling) -> dict:
-    """The figures C26's rule reads, from a :class:`Scaling` with the full, adaptive and reversed arms (plus the
-    miniature's adaptive − full differences, shown but not read by the rule)."""
+    """The measured figures C26's rule reads, from a :class:`Scaling` with the full, adaptive and reversed arms (plus
+    the miniature's adaptive − full differences, shown but not read by the rule); the cited findings are counted by
+    :func:`embedbook.claims.judge` from :data:`C26_LITERATURE`."""
     direction, ada = r.effect("reversed", "adaptive"), r.effect("adaptive")
     arms = ("full", "adaptive", "reversed")
     return {
@@ -308,7 +351,6 @@ def c26_figures(r: Scaling) -> dict:
         "all_plateau": int(all(all(r.plateau[a]) for a in arms)),
         "margin": r.unigram - max(r.best_loss["full"]),
         "saving": r.input_params["full"] / r.input_params["adaptive"],
-        "lit_no_loss": ADAPTIVE_REPORTED["no_loss"][0],
         "dir_lo": direction.lo, "dir_hi": direction.hi,
         "ada_lo": ada.lo, "ada_hi": ada.hi,
     }
@@ -316,9 +358,10 @@ def c26_figures(r: Scaling) -> dict:
 
 @claims.check("C26")
 def check_c26(r: Scaling) -> claims.Verdict:
-    """Settle C26: the direction from :func:`run_scaling`, "without loss" from :data:`ADAPTIVE_REPORTED`."""
+    """Settle C26: the direction from :func:`run_scaling`, "without loss" from :data:`C26_LITERATURE`."""
     f = c26_figures(r)
     tol = claims.rule_of("C26").thresholds["tolerance"]
+    lit = claims.rule_of("C26").literature.figures(C26_COUNTED)  # what judge counts
 
     seeds = f"{f['n_seeds']} seed" + ("s" if f["n_seeds"] != 1 else "")
 
@@ -355,6 +398,8 @@ def check_c26(r: Scaling) -> claims.Verdict:
              "the full table does not beat the unigram baseline", f["margin"] < 0.3),
             (f"only {seeds}", f["n_seeds"] < 3),
             ("the per-seed differences straddle the tolerance", f["dir_lo"] <= tol < f["dir_hi"]),
+            ("no cited finding reports on 'without loss'", lit["lit_no_loss"] == 0 and lit["lit_loss"] == 0),
+            ("the cited findings disagree on 'without loss'", lit["lit_no_loss"] >= 1 and lit["lit_loss"] >= 1),
         ] if bad]
         return head + {
             CONFIRMED: "The frequent ids do make do with fewer dimensions here: the article's assignment loses at most "
@@ -381,7 +426,8 @@ def check_c26(r: Scaling) -> claims.Verdict:
         "loss': the cited paper (billion-word pre-training that cannot run here); the parameter saving is counted. "
         "Rule revised after an external audit of the first build (was: 'corrected' when the miniature's adaptive "
         "input lost more than the tolerance against the full table, which contradicted the paper on far weaker "
-        "evidence)."
+        "evidence). Round 3: 'without loss' is counted from the cited findings listed below (it was a typed 1); "
+        "none cited, or findings that disagree, now give 'inconclusive' (a typed 0 gave 'refuted')."
     )
     return claims.judge("C26", f, evidence, strength)
 
