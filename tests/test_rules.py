@@ -174,3 +174,14 @@ def test_every_cite_is_in_the_bibliography(cid):
     rule = claims.rule_of(cid)
     cites = set(rule.literature.cites()) | {s.cite for g in rule.example_sources.values() for s in g.sources}
     assert cites <= keys, f"{cid}: {sorted(cites - keys)} are not in book/references.bib"
+
+
+def test_bibliography_keys_are_unique():
+    import collections
+    import re
+
+    text = (claims.book.root() / "book" / "references.bib").read_text(encoding="utf-8")
+    keys = re.findall(r"^@\w+\s*\{\s*([^,\s]+)\s*,", text, flags=re.M)
+    twice = sorted(k for k, n in collections.Counter(keys).items() if n > 1)
+    assert not twice, f"book/references.bib defines {twice} more than once"
+    assert set(keys) == claims.bibliography_keys()
