@@ -7,8 +7,10 @@ dequantises only the rows it looks up, on the CPU or a GPU. :func:`fake_quantize
 weights of a model for their quantised round trip for the length of a ``with`` block.
 
 Scheme: symmetric absmax. A row (or the whole table) with largest magnitude ``m`` gets the scale
-``m / qmax`` with ``qmax`` = 127 (int8) or 7 (int4); the codes are ``round(x / scale)``, clamped to
-``[-qmax, qmax]``; dequantised, a value is ``code * scale``, at most half a step (``scale / 2``)
+``m / qmax`` with ``qmax`` = 127 (int8) or 7 (int4); an int4 scale is then rounded to fp16's precision
+(11 significant bits, any exponent: a relative change of at most ``2**-11``), so that PyTorch's fused
+4-bit kernel, which reads fp16 scales, reproduces the values exactly. The codes are ``round(x / scale)``,
+clamped to ``[-qmax, qmax]``; dequantised, a value is ``code * scale``, at most half a step (``scale / 2``)
 from the original. An all-zero row gets scale 0 and codes 0, so it comes back as exact zeros.
 int4 codes are stored as unsigned nibbles (code + 8), two per byte, so ``d`` must be even.
 
@@ -36,7 +38,6 @@ __all__ = [
 BITS = (8, 4)
 SCHEMES = ("row", "tensor")
 QMAX = {8: 127, 4: 7}
-_HAS_FUSED = hasattr(torch.ops.quantized, "embedding_bag_byte_rowwise_offsets")
 _CHUNK = 1 << 18  # elements quantised at a time: temporaries stay at ~1 MB whatever the table's size
 
 
@@ -46,7 +47,8 @@ class QuantizedTable:
 
     Attributes:
         codes: ``int8 [V, d]`` for 8 bits; ``uint8 [V, d/2]`` for 4 bits (two nibbles a byte).
-        scales: float32, ``[V]`` (row-wise: one scale per row) or ``[1]`` (per-tensor).
+        scales: float32, ``[V]`` (row-wise: one scale per row) or ``[1]`` (per-tensor); int4 scales carry
+            fp16's precision (11 significant bits).
         bits: 8 or 4.
         scheme: ``"row"`` or ``"tensor"``.
         shape: ``(V, d)`` of the float table.
@@ -193,6 +195,9 @@ def unpack_int4(packed: torch.Tensor) -> torch.Tensor:
 def quantize(table: torch.Tensor | np.ndarray, bits: int = 8, scheme: str = "row") -> QuantizedTable:
     """Quantise a float ``[V, d]`` table to int8 or packed int4 codes with float32 scales.
 
+    A scale is the row's (or table's) largest magnitude over 127 (int8) or 7 (int4); int4 scales are
+    rounded to fp16's 11 significant bits (see the module's docstring).
+
     Works on the table's device, a block of rows at a time, so a table of any size needs little
     memory beyond its codes.
 
@@ -225,6 +230,8 @@ def quantize(table: torch.Tensor | np.ndarray, bits: int = 8, scheme: str = "row
         for s, e in blocks:
             absmax = torch.maximum(absmax, _absmax(t[s:e], s).amax())
         scales = (absmax / qmax).reshape(1)
+        if bits == 4:
+            scales = _to_half_precision(scales)
     else:
         scales = torch.empty(v, device=t.device)
     codes = torch.empty((v, d if bits == 8 else d // 2), dtype=torch.int8 if bits == 8 else torch.uint8, device=t.device)
@@ -232,6 +239,8 @@ def quantize(table: torch.Tensor | np.ndarray, bits: int = 8, scheme: str = "row
         x = t[s:e].float()
         if scheme == "row":
             scales[s:e] = _absmax(x, s) / qmax
+            if bits == 4:
+                scales[s:e] = _to_half_precision(scales[s:e])
             div = scales[s:e, None]
         else:
             div = scales
@@ -315,32 +324,91 @@ def relative_error(table: torch.Tensor | np.ndarray, approx: torch.Tensor | np.n
     return diff / norm
 
 
-def _as_float32(raw: torch.Tensor) -> torch.Tensor:
-    """``[n, 4]`` uint8 bytes read as ``[n, 1]`` float32 (a fresh copy: the view needs 4-byte alignment)."""
-    return raw.clone(memory_format=torch.contiguous_format).view(torch.float32)
+def _to_half_precision(scales: torch.Tensor) -> torch.Tensor:
+    """Non-negative float32 ``scales`` rounded to nearest (ties to even) with fp16's 11 significant bits.
+
+    Every exponent is kept, so the result is a float32 within a relative ``2**-11`` of the input; in fp16's
+    normal range it equals ``scales.half().float()``. Float32 subnormals (below ``2**-126``), which have
+    fewer bits than that already, are left unchanged (rounding them could give 0).
+    """
+    scales = scales.float().contiguous()
+    bits = scales.view(torch.int32)
+    rounded = ((bits + 0xFFF + ((bits >> 13) & 1)) & ~0x1FFF).view(torch.float32)
+    return torch.where(scales >= torch.finfo(torch.float32).tiny, rounded, scales)  # subnormals stay as they are
+
+
+def _fits_half(scales: torch.Tensor) -> bool:
+    """Whether every scale and its offset ``-8 * scale`` is exactly an fp16 value (what the 4-bit kernel reads)."""
+    both = torch.cat([scales, -8 * scales])
+    return bool(torch.equal(both.half().float(), both))
+
+
+def _bytes_as(raw: torch.Tensor, dtype: torch.dtype) -> torch.Tensor:
+    """``[n, k]`` uint8 bytes read as ``[n]`` of ``dtype`` (a fresh copy: the view needs an aligned start)."""
+    return raw.clone(memory_format=torch.contiguous_format).view(dtype).reshape(-1)
+
+
+def _pack(q: QuantizedTable) -> torch.Tensor:
+    """``q`` in the layout of PyTorch's fused row-wise kernels: ``uint8 [V, row bytes]``, per row the codes as
+    unsigned integers (int8: ``code + 128``; int4: the packed nibbles, ``code + 8``) and then the scale and the
+    offset (``-128 * scale`` / ``-8 * scale``): float32 for int8, float16 for int4."""
+    scale = q.scales[:, None].contiguous()
+    if q.bits == 8:
+        unsigned, dtype = (q.codes.to(torch.int16) + 128).to(torch.uint8), torch.float32
+    else:
+        unsigned, dtype = q.codes, torch.float16
+    offset = -(QMAX[q.bits] + 1) * scale
+    return torch.cat([unsigned, scale.to(dtype).view(torch.uint8), offset.to(dtype).view(torch.uint8)], 1)
+
+
+def _unpack(packed: torch.Tensor, bits: int, shape: tuple[int, int]) -> tuple[torch.Tensor, torch.Tensor]:
+    """Codes and float32 scales of a row-wise table stored by :func:`_pack`."""
+    width = shape[1] if bits == 8 else shape[1] // 2
+    dtype = torch.float32 if bits == 8 else torch.float16
+    codes = packed[:, :width]
+    codes = (codes.to(torch.int16) - 128).to(torch.int8) if bits == 8 else codes.contiguous()
+    scales = _bytes_as(packed[:, width:width + dtype.itemsize], dtype).float()
+    return codes, scales
+
+
+_KERNEL_NAMES = {8: "embedding_bag_byte_rowwise_offsets", 4: "embedding_bag_4bit_rowwise_offsets"}
+_HAS_FUSED = all(hasattr(torch.ops.quantized, name) for name in _KERNEL_NAMES.values())
+#: bits -> PyTorch's fused row-wise kernel (looked up once: resolving torch.ops costs microseconds a call)
+_KERNELS = {bits: getattr(torch.ops.quantized, name) for bits, name in _KERNEL_NAMES.items()} if _HAS_FUSED else {}
 
 
 class QuantizedEmbedding(torch.nn.Module):
     """Drop-in replacement for ``nn.Embedding`` that stores int8/int4 codes and dequantises on lookup.
 
-    Call it with integer ids of any shape and integer dtype; it returns float32 ``[*ids.shape, d]``,
-    equal to ``dequantize(table)[ids]``. It works on whatever device its buffers live on
+    Call it with integer ids of any shape and integer dtype; it returns ``[*ids.shape, d]`` rows equal to
+    ``dequantize(table)[ids]``, in float32 unless the module was converted (``.half()``, ``.bfloat16()``,
+    ``.to(torch.float16)``, ``.double()``: the rows are computed in float32 and then rounded to that dtype;
+    the codes and scales themselves never change). It works on whatever device its buffers live on
     (``.to("cuda")`` moves it); ids must be on the same device.
 
-    On the CPU an int8 row-wise table is stored by default in the layout of PyTorch's fused FBGEMM
-    kernel (``torch.ops.quantized.embedding_bag_byte_rowwise_offsets``): per row the codes shifted to
-    uint8, then a float32 scale and a float32 offset (``-128 * scale``), so the gather and the
-    dequantisation happen in one pass. That layout costs 4 more bytes a row (``nbytes`` counts them)
-    and gives exactly the same values. The fused kernel is CPU-only: on other devices the same
-    buffer is gathered and dequantised with plain tensor operations.
+    A row-wise table is stored by default in the layout of PyTorch's fused row-wise kernels
+    (``torch.ops.quantized.embedding_bag_byte_rowwise_offsets`` and ``..._4bit_rowwise_offsets``): one
+    ``uint8`` buffer ``packed`` with, per row, the codes as unsigned integers, then the scale and an offset
+    (``-128 * scale`` for int8, ``-8 * scale`` for int4), float32 for int8 and float16 for int4 (int4 scales
+    have fp16 precision from :func:`quantize`, so nothing is rounded). On the CPU the kernel gathers and
+    dequantises in one pass; on any other device the same buffer is gathered and dequantised with plain
+    tensor operations, so a state dict moves between devices unchanged. The int8 layout costs 4 more bytes
+    a row than :class:`QuantizedTable` (``nbytes`` counts them); the int4 layout costs none. The values are
+    exactly ``code * scale``: for int4 both products are exact in float32; for int8 the kernel computes
+    ``fma(scale, code + 128, -128 * scale)``, one rounding of the exact ``scale * code``.
+
+    The plain layout (``fused=False``: buffers ``codes`` and ``scales``, as in the :class:`QuantizedTable`)
+    serves per-tensor tables and int4 tables whose scales fall outside fp16's range. A state dict of one
+    layout loads into a module of the other (:meth:`load_state_dict` converts).
 
     Args:
         q: a :class:`QuantizedTable` (from :func:`quantize`); to start from floats use :meth:`from_float`.
-        fused: use the fused CPU layout; ``None`` (default) uses it for int8 row-wise tables on the CPU.
+        fused: use the fused layout; ``None`` (default) uses it wherever it can: row-wise tables whose
+            scales the kernel can read exactly (every int8 one; int4 ones with scales in fp16's range).
 
     Raises:
         TypeError: ``q`` is not a :class:`QuantizedTable`. ValueError: ``fused=True`` for a table the
-            fused kernel cannot serve (int4, per-tensor scales, or a PyTorch built without it).
+            fused layout cannot hold (per-tensor scales, or int4 scales outside fp16's range).
     """
 
     def __init__(self, q: QuantizedTable, fused: bool | None = None):
@@ -350,20 +418,18 @@ class QuantizedEmbedding(torch.nn.Module):
                             "to start from a float table use QuantizedEmbedding.from_float(table, bits)")
         self.bits, self.scheme, self.shape = q.bits, q.scheme, q.shape
         self.num_embeddings, self.embedding_dim = q.shape
-        can_fuse = q.bits == 8 and q.scheme == "row" and _HAS_FUSED
-        if fused is None:
-            fused = can_fuse and q.device.type == "cpu"
-        elif fused and not can_fuse:
-            raise ValueError("the fused layout serves int8 row-wise tables only (and needs PyTorch's quantized ops); "
-                             "pass fused=None or False")
-        self.fused = bool(fused)
+        can_fuse = q.scheme == "row" and (q.bits == 8 or _fits_half(q.scales))
+        if fused and not can_fuse:
+            raise ValueError("the fused layout holds row-wise tables only, and int4 ones only with scales in fp16's "
+                             "range; pass fused=None or False")
+        self.fused = can_fuse if fused is None else bool(fused)
         if self.fused:
-            shifted = (q.codes.to(torch.int16) + 128).to(torch.uint8)
-            scale = q.scales[:, None].contiguous()
-            self.register_buffer("packed", torch.cat([shifted, scale.view(torch.uint8), (-128 * scale).view(torch.uint8)], 1))
+            self.register_buffer("packed", _pack(q))
         else:
             self.register_buffer("codes", q.codes)
             self.register_buffer("scales", q.scales)
+        # an empty float tensor that .half() / .to(dtype) convert like a weight: its dtype is the output's
+        self.register_buffer("_out", torch.empty(0, device=q.device), persistent=False)
         self._offsets = torch.arange(0)  # one bag per id for the fused kernel; grown on demand, not state
 
     @classmethod
@@ -389,13 +455,15 @@ class QuantizedEmbedding(torch.nn.Module):
         return self.packed if self.fused else self.codes
 
     @property
+    def dtype(self) -> torch.dtype:
+        """The dtype of the rows a call returns (float32 unless converted with ``.half()`` etc.)."""
+        return self._out.dtype
+
+    @property
     def table(self) -> QuantizedTable:
         """The stored codes and scales as a :class:`QuantizedTable` (on the module's device)."""
         if self.fused:
-            d = self.embedding_dim
-            codes = (self.packed[:, :d].to(torch.int16) - 128).to(torch.int8)
-            scales = _as_float32(self.packed[:, d:d + 4]).reshape(-1)
-            return QuantizedTable(codes, scales, 8, "row", self.shape)
+            return QuantizedTable(*_unpack(self.packed, self.bits, self.shape), self.bits, "row", self.shape)
         return QuantizedTable(self.codes, self.scales, self.bits, self.scheme, self.shape)
 
     @property
@@ -409,7 +477,30 @@ class QuantizedEmbedding(torch.nn.Module):
         return self.shape[0] * self.shape[1] * 4 / self.nbytes
 
     def extra_repr(self) -> str:
-        return f"{self.num_embeddings}, {self.embedding_dim}, bits={self.bits}, scheme={self.scheme!r}, fused={self.fused}"
+        dtype = "" if self.dtype == torch.float32 else f", dtype={self.dtype}"
+        return (f"{self.num_embeddings}, {self.embedding_dim}, bits={self.bits}, scheme={self.scheme!r}, "
+                f"fused={self.fused}{dtype}")
+
+    def _apply(self, fn, recurse=True):
+        scales = self._buffers.get("scales")
+        super()._apply(fn, recurse)
+        if scales is not None:  # float32 scales are part of the stored table: .half() must not round them
+            self._buffers["scales"] = scales.to(self._buffers["scales"].device)
+        return self
+
+    def _load_from_state_dict(self, state_dict, prefix, *args, **kwargs):
+        """Load a state dict of either layout: convert a plain one (``codes``, ``scales``) into the fused layout
+        or a fused one (``packed``) into the plain layout before the usual loading."""
+        codes, scales, packed = (prefix + k for k in ("codes", "scales", "packed"))
+        if self.fused and packed not in state_dict and codes in state_dict and scales in state_dict:
+            q = QuantizedTable(state_dict.pop(codes), state_dict.pop(scales), self.bits, self.scheme, self.shape)
+            if q.scheme != "row" or (q.bits == 4 and not _fits_half(q.scales)):
+                raise ValueError("this state dict's table cannot be held in the fused layout (per-tensor scales, or "
+                                 "int4 scales outside fp16's range); load it into a module built with fused=False")
+            state_dict[packed] = _pack(q)
+        elif not self.fused and packed in state_dict:
+            state_dict[codes], state_dict[scales] = _unpack(state_dict.pop(packed), self.bits, self.shape)
+        super()._load_from_state_dict(state_dict, prefix, *args, **kwargs)
 
     def forward(self, ids: torch.Tensor) -> torch.Tensor:
         """Rows for ``ids``.
@@ -418,35 +509,34 @@ class QuantizedEmbedding(torch.nn.Module):
             ids: non-empty integer tensor of any shape, values in ``[0, V)``, on the module's device.
 
         Returns:
-            float32 ``[*ids.shape, d]``.
+            ``[*ids.shape, d]`` in the module's :attr:`dtype` (float32 unless converted).
 
         Raises:
             TypeError: not a tensor, or not integers. ValueError: empty, or on another device than the
                 table. IndexError: an id out of range.
         """
         ids = validate_ids(ids, self.num_embeddings)
-        where = self._buffer().device
-        if ids.device != where:
-            raise ValueError(f"ids are on {ids.device} but the table is on {where}; move one with .to(...)")
+        stored = self._buffer()
+        if ids.device != stored.device:
+            raise ValueError(f"ids are on {ids.device} but the table is on {stored.device}; move one with .to(...)")
         flat = ids.reshape(-1)
-        if self.fused and where.type == "cpu":
-            if len(self._offsets) < len(flat):  # a bag of one row is that row
-                self._offsets = torch.arange(len(flat))
-            out = torch.ops.quantized.embedding_bag_byte_rowwise_offsets(
-                self.packed, flat, self._offsets[: len(flat)], False, 0, False, None, None, False)
+        n = flat.shape[0]
+        if self.fused and stored.device.type == "cpu" and _HAS_FUSED:
+            if self._offsets.shape[0] < n:  # a bag of one row is that row
+                self._offsets = torch.arange(n)
+            out = _KERNELS[self.bits](stored, flat, self._offsets[:n], False, 0, False, None, None, False)
         else:
             out = self._plain_rows(flat)
-        return out.reshape(*ids.shape, self.embedding_dim)
+        return out.to(self.dtype).reshape(*ids.shape, self.embedding_dim)
 
     def _plain_rows(self, flat: torch.Tensor) -> torch.Tensor:
-        """Gather and dequantise with plain tensor operations (any device): ``code * scale``."""
+        """Gather and dequantise with plain tensor operations (any device): float32 ``code * scale``."""
         if not self.fused:
             return _rows(QuantizedTable(self.codes, self.scales, self.bits, self.scheme, self.shape), flat)
-        d = self.embedding_dim
-        rows = self.packed.index_select(0, flat)
-        codes = rows[:, :d].to(torch.int16) - 128
-        scale = _as_float32(rows[:, d:d + 4])
-        return codes.float() * scale
+        codes, scales = _unpack(self.packed.index_select(0, flat), self.bits, self.shape)
+        if self.bits == 4:
+            codes = unpack_int4(codes)
+        return codes.float() * scales[:, None]
 
 
 # --- quantising parts of a model ---------------------------------------------------------------------

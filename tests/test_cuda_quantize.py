@@ -1,6 +1,6 @@
 """embedbook.quantize on a GPU: every function works on the device its inputs live on, and the CUDA path gives
-exactly the numbers of the CPU path (the fused FBGEMM kernel there, plain gathers and multiplies here).
-Skipped where CUDA is absent."""
+exactly the numbers of the CPU path (the fused FBGEMM kernels there, plain gathers and multiplies of the same
+stored layout here). Skipped where CUDA is absent."""
 
 import pytest
 import torch
@@ -45,10 +45,24 @@ def test_the_issue_snippet_runs():
     ids = torch.randint(0, 30522, (4, 128), device="cuda")
     out = emb(ids)
     assert out.is_cuda and out.shape == (4, 128, 384) and out.dtype == torch.float32
-    assert not emb.fused  # the fused layout is a CPU kernel's; on a GPU the plain codes are stored
+    assert emb.fused  # one layout on every device: the kernel's, read with plain tensor operations on a GPU
     cpu = Q.QuantizedEmbedding.from_float(weight.cpu(), bits=8)  # fused kernel on the CPU
     assert cpu.fused
     assert torch.equal(out.cpu(), cpu(ids.cpu()))
+
+
+@pytest.mark.parametrize("bits", [8, 4])
+def test_state_dicts_move_between_cpu_and_gpu(table, bits):
+    """Issue 18: a CPU-built module's state dict did not load into a GPU-built one ("Missing key(s)")."""
+    ids = torch.randint(0, 1000, (300,), generator=torch.Generator().manual_seed(4))
+    cpu = Q.QuantizedEmbedding.from_float(table, bits)
+    gpu = Q.QuantizedEmbedding.from_float(torch.randn(1000, 64, device="cuda"), bits)
+    gpu.load_state_dict(cpu.state_dict())
+    assert torch.equal(gpu(ids.cuda()).cpu(), cpu(ids))
+    back = Q.QuantizedEmbedding.from_float(torch.randn(1000, 64), bits, fused=False)
+    back.load_state_dict(gpu.state_dict())
+    assert torch.equal(back(ids), cpu(ids))
+    assert gpu.half()(ids.cuda()).dtype == torch.float16
 
 
 @pytest.mark.parametrize("bits,scheme", [(8, "row"), (8, "tensor"), (4, "row"), (4, "tensor")])

@@ -622,7 +622,7 @@ class Throughput(Result):
     n_ids: int
     vocab: int
     dim: int
-    int8_fused: int  # 1 if the int8 table used the fused CPU kernel
+    int8_fused: int  # 1 if the int8 (and int4) lookups used PyTorch's fused CPU kernels
     int8_exact: int  # 1 if its rows equal dequantize(table)[ids] exactly
     int8_mem_ratio: float
     int4_mem_ratio: float
@@ -648,7 +648,8 @@ def run_throughput(table: torch.Tensor, n_ids: int = 65536, reps: int = 7, seed:
                                   reps=reps, device=dev)
     ms = {k: v.best * 1e3 for k, v in best.items()}
     return Throughput(
-        device=dev.type, n_ids=n_ids, vocab=int(t.shape[0]), dim=int(t.shape[1]), int8_fused=int(q8.fused),
+        device=dev.type, n_ids=n_ids, vocab=int(t.shape[0]), dim=int(t.shape[1]),
+        int8_fused=int(q8.fused and dev.type == "cpu" and Q._HAS_FUSED),
         int8_exact=int(exact), int8_mem_ratio=q8.ratio, int4_mem_ratio=q4.ratio,
         bench_fp32_ms=ms["fp32"], bench_int8_ms=ms["int8"], bench_int4_ms=ms["int4"],
         bench_int8_speed=ms["fp32"] / ms["int8"], bench_int4_speed=ms["fp32"] / ms["int4"],
