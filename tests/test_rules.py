@@ -185,3 +185,21 @@ def test_bibliography_keys_are_unique():
     twice = sorted(k for k, n in collections.Counter(keys).items() if n > 1)
     assert not twice, f"book/references.bib defines {twice} more than once"
     assert set(keys) == claims.bibliography_keys()
+
+
+# Literature rules still deciding from figures their chapter types (owned by other chapters' engineers): each
+# is expected to fail below until it declares literature= and counted=; strict, so a migrated claim must leave.
+NOT_YET_FROM_SOURCES = {"C04", "C20", "C23", "C27", "C35", "C36", "C37", "C42"}
+
+
+def _literature_basis():
+    return [pytest.param(cid, marks=pytest.mark.xfail(strict=True, reason="its counts are not yet a source list"))
+            if cid in NOT_YET_FROM_SOURCES else cid
+            for cid in claims.CLAIMS if (r := claims.rule_of(cid)) is not None and r.basis == claims.LITERATURE]
+
+
+@pytest.mark.parametrize("cid", _literature_basis())
+def test_every_literature_rule_decides_from_a_source_list(cid):
+    rule = claims.rule_of(cid)
+    assert rule.literature is not None and rule.counted, f"{cid}: declare literature= and counted= on its rule"
+    assert set(rule.counted) <= set(rule.inputs)
