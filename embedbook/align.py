@@ -68,6 +68,11 @@ def _check_pairs(pairs: Sequence[Pair], need: int = 2) -> list[Pair]:
     return out
 
 
+def _check_seed(seed) -> None:
+    if not isinstance(seed, (int, np.integer)) or isinstance(seed, (bool, np.bool_)) or seed < 0:
+        raise ValueError(f"seed must be an int >= 0, got {seed!r}")
+
+
 def split_pairs(pairs: Sequence[Pair], test_fraction: float = 0.25, seed: int = 0) -> tuple[list[Pair], list[Pair]]:
     """Split a dictionary into a fitting part and a held-out part by a seeded permutation.
 
@@ -84,6 +89,7 @@ def split_pairs(pairs: Sequence[Pair], test_fraction: float = 0.25, seed: int = 
     """
     if not 0 < test_fraction < 1:
         raise ValueError(f"test_fraction must lie in (0, 1), got {test_fraction}")
+    _check_seed(seed)
     pairs = _check_pairs(pairs)
     order = np.random.default_rng(seed).permutation(len(pairs))
     n_test = min(len(pairs) - 1, max(1, int(round(test_fraction * len(pairs)))))
@@ -105,6 +111,7 @@ def folds(pairs: Sequence[Pair], k: int = 3, seed: int = 0) -> list[tuple[list[P
         ValueError: ``k`` < 2 or larger than the number of pairs. TypeError: not pairs of strings.
     """
     pairs = _check_pairs(pairs)
+    _check_seed(seed)
     if not isinstance(k, int) or isinstance(k, bool) or not 2 <= k <= len(pairs):
         raise ValueError(f"k must be an int between 2 and the number of pairs ({len(pairs)}), got {k!r}")
     order = np.random.default_rng(seed).permutation(len(pairs))
@@ -130,7 +137,12 @@ def prepare(vectors):
         ValueError: not 2-D, fewer than two rows, NaN or infinity, a zero row, or a row that is zero
             once centred (it points the same way as the rows' mean: e.g. all rows parallel).
     """
-    x = stats.unit_rows(vectors)
+    x = stats.unit_rows(vectors, zero="keep")
+    zero = ~(x != 0).any(1)
+    if zero.any():
+        rows = zero.nonzero().ravel().tolist() if isinstance(x, torch.Tensor) else np.flatnonzero(zero).tolist()
+        raise ValueError(f"{len(rows)} row(s) are all zeros (e.g. row {rows[0]}): a zero vector has no direction "
+                         "to align; drop those rows (and their pairs) before prepare")
     if x.shape[0] < 2:
         raise ValueError("prepare needs at least two rows: centring one row leaves nothing")
     x = x - x.mean(0, keepdims=True) if isinstance(x, np.ndarray) else x - x.mean(0, keepdim=True)
@@ -201,8 +213,16 @@ def translation_ranks(queries, candidates, gold: Sequence[int]) -> np.ndarray:
     q, c = np.asarray(queries, dtype=np.float32), np.asarray(candidates, dtype=np.float32)
     if q.ndim != 2 or c.ndim != 2 or q.shape[1] != c.shape[1]:
         raise ValueError(f"queries {q.shape} and candidates {c.shape} must be 2-D with the same number of dimensions")
+    for name, m in (("queries", q), ("candidates", c)):
+        zero = ~(m != 0).any(1)
+        if zero.any():
+            raise ValueError(f"{int(zero.sum())} row(s) of {name} are all zeros (e.g. row {int(np.flatnonzero(zero)[0])}): "
+                             "a zero vector has no direction, so no cosine rank; drop those rows first")
     q, c = stats.unit_rows(q), stats.unit_rows(c)
-    gold = np.asarray(gold, dtype=np.int64)
+    raw = np.asarray(gold)
+    if raw.size and not np.issubdtype(raw.dtype, np.integer):
+        raise ValueError(f"gold must hold integer rows of candidates, got {raw.dtype} values such as {raw.ravel()[0]!r}")
+    gold = raw.astype(np.int64)
     if gold.shape != (len(q),):
         given = gold.shape[0] if gold.ndim else 0
         raise ValueError(f"give one gold row per query: {len(q)} queries, {given} gold rows")

