@@ -129,13 +129,13 @@ CLAIMS: dict[str, Claim] = {c.id: c for c in [
        "That is why some large models are trained with SGD rather than Adam.", "05_learning", "dynamics"),
     _c("C15", LONG, "Embedding是如何被学习的", "低频Token可能在整个训练过程中只出现几次，其Embedding几乎保持随机初始化状态",
        "a low-frequency token may occur only a few times in the whole of training, so its embedding stays almost at its random initialisation",
-       "Frequent tokens are updated constantly; rare tokens stay close to their random initialisation.", "05_learning", "dynamics"),
+       "Frequent tokens are updated constantly; a rare token, which may occur only a few times in training, stays almost at its random initialisation.", "05_learning", "dynamics"),
     _c("C16", LONG, "Embedding是如何被学习的", "2018年的一项研究发现，将Embedding学习率设置为其他层的10倍（即Embedding层使用更大的学习率），能改善低频Token的表示质量",
        "a 2018 study found that setting the embedding learning rate to 10 times that of the other layers (that is, a larger learning rate for the embedding layer) improves the representations of low-frequency tokens",
        "A '2018 study': a 10x learning rate for the embedding layer improves rare-token representations.", "05_learning", "dynamics"),
     _c("C17", LONG, "嵌入维度：权衡的艺术", "维度过低会限制表示能力。如果 $d=64$，模型只能区分有限数量的语义概念，相似的词会被迫映射到相近的向量",
        "too low a dimension limits what can be represented. With d = 64 the model can tell only a limited number of semantic concepts apart, and similar words are forced onto nearby vectors",
-       "Too small a d limits capacity and crowds meanings; too large costs memory and compute and overfits small data.",
+       "Too small a d limits what the model can represent: with d = 64 only a limited number of concepts can be told apart, and similar words are forced onto nearby vectors.",
        "07_dimension", "lm"),
     _c("C18", LONG, "嵌入维度：权衡的艺术", "Self-Attention的计算复杂度是 $O(n^2 \\cdot d)$",
        "the computational complexity of self-attention is O(n²·d)",
@@ -199,15 +199,15 @@ CLAIMS: dict[str, Claim] = {c.id: c for c in [
        "Multilingual models usually have thicker embedding layers than monolingual ones.", "03_sizing", "sizing"),
     _c("C37", SHORT, "发生的是查表，等价于一次矩阵乘法", "位置编码不在嵌入矩阵里，是另一套加进去的量",
        "positional encoding is not in the embedding matrix; it is a separate set of quantities added in",
-       "Position information is added separately, not stored in the embedding matrix; later layers keep the dimension "
-       "and change the values.", "02_lookup", "lookup"),
+       "Position information is added separately, not stored in the embedding matrix; later layers usually keep the "
+       "dimension and change the values.", "02_lookup", "lookup"),
     _c("C38", SHORT, "那些数字是训练出来的", "为了让这两类上下文都预测得准，它们的向量会被拉到相近区域",
        "to predict both kinds of context well, their vectors are pulled into nearby regions",
        "Words that share contexts (苹果/香蕉 with 很甜, 多少钱一斤) are pulled together; similarity is a by-product "
        "of next-token prediction.", "05_learning", "dynamics"),
     _c("C39", SHORT, "那些数字是训练出来的", "所以向量反映的是语料里的用法，不是词典定义",
        "so the vectors reflect usage in the corpus, not dictionary definitions",
-       "Vectors reflect usage in the corpus, not dictionary meaning: 苹果 sits near 手机/发布会 or 水果/产地 depending on the corpus.",
+       "Vectors reflect usage in the corpus, not dictionary meaning: 苹果 lies near both 手机/发布会 and 水果/产地, leaning toward whichever pairing the training corpus has more of.",
        "10_word2vec", "word2vec"),
     _c("C40", SHORT, "距离怎么算，维度怎么选", "常用余弦相似度，看夹角不看长度。向量长度常被用来承载词频这类信息",
        "cosine similarity is the usual choice: it looks at the angle, not the length. Vector length is often used to carry information such as word frequency",
@@ -224,7 +224,7 @@ CLAIMS: dict[str, Claim] = {c.id: c for c in [
        "king − man + woman has queen as nearest neighbour on early word vectors.", "09_analogies", "similarity"),
     _c("C44", SHORT, "国王减男人加女人，边界在哪", "它证明的是分布规律可被线性近似，不证明模型会做逻辑推理",
        "what it proves is that distributional regularities can be approximated linearly, not that the model can reason logically",
-       "It works because of shared co-occurrence statistics (linear offsets), not reasoning.", "09_analogies", "similarity"),
+       "It shows that distributional regularities can be approximated linearly (offsets between vectors); it does not show that the model reasons.", "09_analogies", "similarity"),
     _c("C45", SHORT, "国王减男人加女人，边界在哪", "这类类比在低频词、专有名词、多义词上经常失效",
        "such analogies often fail on low-frequency words, proper nouns and polysemous words",
        "Analogies often fail on rare words, proper nouns and polysemous words.", "09_analogies", "similarity"),
@@ -291,6 +291,7 @@ class Rule:
     basis: str = ""
     full_size_only: bool = False
     timed: bool = False
+    revised: str = ""  # if the rule was changed after its figures were seen: what it was before
     # A literature rule: the sources it is decided from, and which of its inputs are counted from them
     # (figure → tag, or → (tag, stance)); judge() counts them, a check never types them.
     literature: Literature | None = None
@@ -654,7 +655,10 @@ def verdict_markdown(v: Verdict) -> str:
         f"**Claim.** {c.paraphrase}",
     ]
     if r is not None:
-        parts.append(f"**Rule, declared before measuring.**\n{r.markdown()}")
+        if r.revised:
+            parts.append(f"**Rule, revised after measuring** (was: {r.revised}).\n{r.markdown()}")
+        else:
+            parts.append(f"**Rule, declared before measuring.**\n{r.markdown()}")
     basis = f" Basis: {BASIS_WORDS[r.basis]}." if r is not None else ""
     parts.append(f"**Verdict: {v.verdict}.**{basis} {v.evidence}")
     if v.strength:

@@ -203,3 +203,13 @@ def test_every_literature_rule_decides_from_a_source_list(cid):
     rule = claims.rule_of(cid)
     assert rule.literature is not None and rule.counted, f"{cid}: declare literature= and counted= on its rule"
     assert set(rule.counted) <= set(rule.inputs)
+
+
+def test_a_rule_changed_after_measuring_says_so_in_the_box():
+    from embedbook.experiments import ch05_learning as ch05
+
+    v = claims.run("C14", ch05.run_survey())
+    box = claims.verdict_markdown(v)
+    assert "Rule, revised after measuring** (was: 'confirmed' if any surveyed large LM" in box
+    assert "declared before measuring" not in box
+    assert "Rule, declared before measuring" in claims.verdict_markdown(claims.judge("C02", {"max_diff": 0.0}, str))

@@ -444,6 +444,8 @@ def run_survey() -> Survey:
         REFUTED: claims.source_set(*_C14_WITHOUT_DLRM),
     },
     basis=LITERATURE,
+    revised="'confirmed' if any surveyed large LM was trained with SGD, 'refuted' if none of at least five was; "
+    "revised in round 3 with the sources known",
 )
 def _c14(f, t):
     if f["n_lm_sgd_sparse"] >= 1:

@@ -324,6 +324,9 @@ _C26_LOSS = claims.Source("baevski2019adaptive", "hypothetical: adaptive input e
     },
     literature=C26_LITERATURE,
     counted=C26_COUNTED,
+    revised="'without loss' was a typed flag (1), and a 0 would have refuted; round 3 counts the cited findings "
+    "and gives 'inconclusive' when there are none or they disagree (before that, after the first build's audit: "
+    "'corrected' when the miniature's adaptive input lost to the full table)",
     full_size_only=True,
 )
 def _c26(f, t):
