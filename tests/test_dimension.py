@@ -61,16 +61,18 @@ def _sweep(losses, plateau=1, unigram=5.2, noise=0.05):
     )
 
 
-@pytest.mark.parametrize("losses, want", [
-    ([[5.02, 4.94, 4.92], [4.80, 4.83, 4.78], [4.88, 4.86, 4.86]], claims.CONFIRMED),  # U-shape on every seed
-    ([[5.02, 4.94, 4.92], [4.80, 4.83, 4.78], [4.78, 4.80, 4.75]], claims.CORRECTED),  # widest best on every seed
-    ([[4.70, 4.72, 4.71], [4.80, 4.83, 4.78], [4.88, 4.86, 4.86]], claims.REFUTED),  # narrowest best on every seed
-    ([[5.02, 4.94, 4.92], [4.80, 4.83, 4.78], [4.82, 4.81, 4.79]], claims.INCONCLUSIVE),  # widest inside the spread
+@pytest.mark.parametrize("losses, want, large", [
+    ([[5.02, 4.94, 4.92], [4.80, 4.83, 4.78], [4.88, 4.86, 4.86]], claims.CONFIRMED, "lost to"),  # U-shape
+    # the widest is best on every seed: reported, but the sentence is only about too low a d (issue 19)
+    ([[5.02, 4.94, 4.92], [4.80, 4.83, 4.78], [4.78, 4.80, 4.75]], claims.CONFIRMED, "no overfitting"),
+    ([[4.70, 4.72, 4.71], [4.80, 4.83, 4.78], [4.88, 4.86, 4.86]], claims.REFUTED, "lost to"),  # narrowest best
+    ([[5.02, 4.94, 4.92], [4.80, 4.83, 4.78], [4.82, 4.81, 4.79]], claims.CONFIRMED, "not told apart"),
+    ([[4.82, 4.79, 4.83], [4.80, 4.83, 4.78], [4.88, 4.86, 4.86]], claims.INCONCLUSIVE, "lost to"),  # inside spread
 ])
-def test_c17_rule_on_seed_tables(losses, want):
+def test_c17_rule_on_seed_tables(losses, want, large):
     v = ch07.check_c17(_sweep(losses))
     assert v.verdict == want
-    assert "45,856" not in v.evidence or want  # evidence is written for the outcome
+    assert large in v.evidence  # the large end is always reported
     assert f"{len(losses[0])} seeds" in v.strength
 
 
