@@ -577,8 +577,9 @@ def check_c48(r: CrossLingual) -> claims.Verdict:
     def evidence(v: str) -> str:
         lit = {
             CORRECTED: "The article is right that parallel data helps: translation language modelling on parallel "
-            "sentences improves cross-lingual transfer (Conneau & Lample 2019; Cao et al. 2020), though not robustly "
-            "once runs are repeated over seeds (Wu & Dredze 2020). But alignment does not depend on it: "
+            "sentences improves cross-lingual transfer (Conneau & Lample 2019; Cao et al. 2020)"
+            + (", though not robustly once runs are repeated over seeds (Wu & Dredze 2020)"
+               if f["lit_parallel_against"] else "") + ". But alignment does not depend on it: "
             "multilingual BERT, trained with no parallel data, transfers across languages and scripts and finds "
             "translation pairs (Pires et al. 2019; Wu & Dredze 2019), and jointly trained models align without even a "
             "shared vocabulary, given shared upper layers (Conneau et al. 2020). The alignment is partial: transfer is "
