@@ -23,3 +23,14 @@ def test_paraphrase_reading_follows_the_numbers():
     assert "as often as by chance" in _swap(0.5, 0.55).paraphrase_reading()
     assert "stay above chance" in _swap(0.65, 0.8).paraphrase_reading()
     assert _swap(0.84, 0.89).glued()["paraphrase_reading"].startswith("So this test")
+
+
+def test_c24_confirmed_is_what_a_layer_of_the_original_form_gives():
+    """Issue 19: 'confirmed' must be reachable by a real measurement. A layer of the original Transformer's form
+    (no biases, token + position rows into attention unnormalised) gives exactly the CONFIRMED figures; MiniLM's
+    form (embedding LayerNorm, biases) cannot, which its box says."""
+    from embedbook import claims
+
+    diff = ch12.original_form_diff(384, 12, 12)
+    assert diff < claims.rule_of("C24").thresholds["rounding"]
+    assert claims.rule_of("C24")({"diff_article": diff, "diff_full": diff, "square": 1}) == claims.CONFIRMED
