@@ -299,8 +299,8 @@ def check_c39(r: Planted) -> claims.Verdict:
         return head + {
             CONFIRMED: "Nothing but the mix of contexts differs between the made-up words, and the lean follows "
             "it in every seed: which way a word leans is set by which company it keeps in the corpus. The planted "
-            "test shows the mechanism on one base corpus; it does not measure how the real 苹果 leans in a "
-            "particular corpus.",
+            "test is a constructed demonstration: it shows the mechanism on one base corpus; it does not measure "
+            "how the real 苹果 leans in a particular corpus.",
             REFUTED: "The mix of contexts barely moves the word: its neighbours are not set by usage here.",
             INCONCLUSIVE: (f"A model had not settled (its loss still fell by {r.worst_improvement:.1%} over its "
                            "last two epochs)." if not r.plateau else
