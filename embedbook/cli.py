@@ -95,19 +95,36 @@ def _bench(args) -> int:
         os.environ["THP_MEM_ALLOC_ENABLE"] = "1" if args.huge_pages else "0"
     from embedbook import lookup
 
+    speeds = [] if args.bandwidth_only else lookup.speed_ratios(tuple(args.sizes), args.dim, args.vocab,
+                                                                 reps=args.reps, device=args.device)
     r = lookup.bandwidth(args.tokens, args.dim, args.vocab, reps=args.reps, device=args.device)
-    if args.json:
-        print(json.dumps(dataclasses.asdict(r)))
+    if args.json:  # the bandwidth's fields at the top level, the speed ratios (if measured) under "speed"
+        print(json.dumps(dataclasses.asdict(r) | ({"speed": [dataclasses.asdict(s) for s in speeds]} if speeds else {})))
         return 0
+    if speeds:
+        _print_speeds(speeds, args.reps)
     thp = os.environ.get("THP_MEM_ALLOC_ENABLE", "unset")
-    print(f"{r.device}, {r.n_tokens:,} tokens × d = {r.dim} from a {r.vocab_size:,}-row table (fp32), {r.threads} threads, "
-          f"THP_MEM_ALLOC_ENABLE={thp}")
+    print(f"\nBandwidth: {r.device}, {r.n_tokens:,} tokens × d = {r.dim} from a {r.vocab_size:,}-row table (fp32), "
+          f"{r.threads} threads, THP_MEM_ALLOC_ENABLE={thp}")
     print(f"  memory copy        {r.copy_gbps:8.1f} GB/s (read + write): the reference")
     print(f"  F.embedding        {r.plain_fraction:8.0%} of the copy")
-    print(f"  lookup.Lookup      {r.ours_fraction:8.0%} of the copy")
+    print(f"  Lookup, out=       {r.ours_fraction:8.0%} of the copy")
     if r.note:
         print(f"  note: {r.note}")
     return 0
+
+
+def _print_speeds(speeds, reps: int) -> None:
+    from embedbook.lookup import SPEED_NAMES
+
+    first = speeds[0]
+    print(f"Speed against F.embedding on a {first.vocab_size:,} × {first.dim} fp32 table ({first.device}, "
+          f"{first.threads} thread{'s' if first.threads > 1 else ''}, timed in turn, best of {reps}; above 1× is faster):")
+    print(f"  {'tokens':<46}" + "".join(f"{s.n_tokens:>10,}" for s in speeds))
+    print(f"  {'F.embedding, fp32 (ms): the reference':<46}" + "".join(f"{s.fp32_ms:>10.3f}" for s in speeds))
+    for key, words in SPEED_NAMES.items():
+        if all(key in s.ratios for s in speeds):
+            print(f"  {words:<46}" + "".join(f"{s.ratios[key]:>9.2f}×" for s in speeds))
 
 
 def _positive(text: str) -> int:
@@ -136,8 +153,13 @@ def main(argv: list[str] | None = None) -> int:
     sub.add_parser("execute", help="execute every chapter at full size into the build's cache, one per core"
                    ).set_defaults(fn=_execute)
     sub.add_parser("build", help="execute every chapter and build the HTML book").set_defaults(fn=_build)
-    bench = sub.add_parser("bench", help="lookup throughput as a fraction of a same-run memory copy")
-    bench.add_argument("--tokens", type=_positive, default=65536, help="tokens per batch (default 65,536)")
+    bench = sub.add_parser("bench", help="lookup speeds (quantised tables, Lookup) against F.embedding, and lookup "
+                           "throughput as a fraction of a same-run memory copy")
+    bench.add_argument("--sizes", type=_positive, nargs="+", default=[512, 4096, 65536], metavar="N",
+                       help="batch sizes of the speed ratios, in tokens (default 512 4096 65536)")
+    bench.add_argument("--tokens", type=_positive, default=65536, help="tokens per batch of the bandwidth run (default 65,536)")
+    bench.add_argument("--bandwidth-only", dest="bandwidth_only", action="store_true",
+                       help="measure only the bandwidth against a memory copy, not the speed ratios")
     bench.add_argument("--dim", type=_positive, default=1024, help="embedding width d (default 1,024)")
     bench.add_argument("--vocab", type=_positive, default=50000, help="rows in the table (default 50,000)")
     bench.add_argument("--reps", type=_positive, default=10, help="timed repetitions, best kept (default 10)")

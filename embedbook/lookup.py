@@ -1,6 +1,7 @@
 """Looking rows up in an embedding table: gather, the same lookup as a one-hot matrix product and as a
-bias-free ``Linear``, a lookup that takes the fastest path for its device, its bandwidth against a
-memory copy, and a vocab-parallel lookup over ``torch.distributed``.
+bias-free ``Linear``, a checked lookup that can gather into a buffer of your own (``out=``), its
+bandwidth against a memory copy, its speed and that of quantised tables against ``F.embedding``, and a
+vocab-parallel lookup over ``torch.distributed``.
 
 Every function works on the device its inputs live on.
 
@@ -20,13 +21,17 @@ from embedbook import sizing, timing
 
 __all__ = [
     "MAX_BANDWIDTH_BYTES",
+    "MAX_ONE_HOT_BYTES",
     "Bandwidth",
     "Lookup",
+    "SPEED_NAMES",
+    "SpeedRatios",
     "bandwidth",
     "gather",
     "linear_lookup",
     "one_hot_bytes",
     "one_hot_matmul",
+    "speed_ratios",
     "validate_ids",
     "vocab_parallel_lookup",
 ]
@@ -34,6 +39,8 @@ __all__ = [
 
 #: The most memory :func:`bandwidth` allocates (table, ids, source, destination and outputs): 8 GiB.
 MAX_BANDWIDTH_BYTES = 8 * 2**30
+#: The largest one-hot matrix :func:`one_hot_matmul` and :func:`linear_lookup` build: 8 GiB.
+MAX_ONE_HOT_BYTES = 8 * 2**30
 
 
 def validate_ids(ids: torch.Tensor, vocab_size: int) -> torch.Tensor:
@@ -58,7 +65,7 @@ def validate_ids(ids: torch.Tensor, vocab_size: int) -> torch.Tensor:
         raise TypeError(f"ids must be integers (torch.long), got {ids.dtype}; convert with ids.long()")
     if ids.numel() == 0:
         raise ValueError("ids is empty: an empty batch has nothing to look up")
-    lo, hi = int(ids.min()), int(ids.max())
+    lo, hi = (int(x) for x in torch.aminmax(ids))  # one pass over the ids
     if lo < 0:
         raise IndexError(f"negative token id {lo}: ids must lie in [0, {vocab_size})")
     if hi >= vocab_size:
@@ -67,8 +74,11 @@ def validate_ids(ids: torch.Tensor, vocab_size: int) -> torch.Tensor:
 
 
 def _check_table(table: torch.Tensor, ids: torch.Tensor | None = None) -> None:
-    if not isinstance(table, torch.Tensor) or table.dim() != 2:
-        raise ValueError("table must be a 2-D tensor of shape (vocab_size, dim)")
+    if not isinstance(table, torch.Tensor):
+        fix = "; convert it with torch.from_numpy(table)" if type(table).__module__ == "numpy" else ""
+        raise TypeError(f"table must be a torch.Tensor of shape (vocab_size, dim), got a {type(table).__name__}{fix}")
+    if table.dim() != 2:
+        raise ValueError(f"table must be a 2-D tensor of shape (vocab_size, dim), got shape {tuple(table.shape)}")
     if not table.is_floating_point():
         raise TypeError(f"table must hold floats, got {table.dtype}; convert with table.float()")
     if table.shape[0] == 0 or table.shape[1] == 0:
@@ -95,14 +105,22 @@ def gather(ids: torch.Tensor, table: torch.Tensor) -> torch.Tensor:
 
 
 def _one_hot(ids: torch.Tensor, table: torch.Tensor) -> torch.Tensor:
-    return F.one_hot(validate_ids(ids, table.shape[0]), table.shape[0]).to(table.dtype)
+    """The ``ids.numel() × V`` one-hot matrix in the table's dtype, after checking that it fits."""
+    ids = validate_ids(ids, table.shape[0])
+    need = ids.numel() * table.shape[0] * max(8, table.element_size())  # F.one_hot builds int64 first
+    if need > MAX_ONE_HOT_BYTES:
+        raise ValueError(f"a one-hot matrix of {ids.numel():,} ids × {table.shape[0]:,} rows needs {need / 2**30:,.1f} GiB, "
+                         f"above the limit of {MAX_ONE_HOT_BYTES / 2**30:.0f} GiB; look the rows up with gather(ids, table) "
+                         "(the same result without the one-hot), or pass fewer ids at a time")
+    return F.one_hot(ids, table.shape[0]).to(table.dtype)
 
 
 def one_hot_matmul(ids: torch.Tensor, table: torch.Tensor) -> torch.Tensor:
     """``one_hot(ids) @ table``: the lookup written as a matrix product (it materialises ``V``-wide rows).
 
     Same arguments, result and errors as :func:`gather`; the one-hot rows take the table's dtype, so
-    fp16 and bf16 tables work too.
+    fp16 and bf16 tables work too. A one-hot matrix above :data:`MAX_ONE_HOT_BYTES` (counted at 8 bytes
+    an entry, as ``F.one_hot`` builds it) is refused with a ``ValueError`` before anything is allocated.
     """
     _check_table(table, ids)
     return _one_hot(ids, table) @ table
@@ -111,8 +129,9 @@ def one_hot_matmul(ids: torch.Tensor, table: torch.Tensor) -> torch.Tensor:
 def linear_lookup(ids: torch.Tensor, table: torch.Tensor) -> torch.Tensor:
     """A bias-free ``nn.Linear(V, d)`` whose weight is ``table.T``, applied to one-hot inputs.
 
-    Same arguments, result and errors as :func:`gather`. The layer is built in the table's dtype and
-    on its device; no gradient is recorded.
+    Same arguments, result and errors as :func:`gather` (and the one-hot size limit of
+    :func:`one_hot_matmul`). The layer is built in the table's dtype and on its device; no gradient is
+    recorded.
     """
     _check_table(table, ids)
     layer = torch.nn.Linear(table.shape[0], table.shape[1], bias=False, dtype=table.dtype, device=table.device)
@@ -138,18 +157,18 @@ def one_hot_bytes(n_tokens: int, vocab_size: int, dtype=torch.float32) -> int:
 
 
 class Lookup:
-    """An embedding lookup that takes the fastest path for its table's device.
+    """An embedding lookup with its inputs checked, and an optional output buffer of your own.
 
-    On the CPU, ``F.embedding`` allocates a fresh output for every call; for a large batch that memory
-    is new to the process, so the call spends most of its time page-faulting it in (the kernel
-    zero-fills every page) rather than copying rows. ``Lookup`` keeps one output buffer, touched once,
-    and gathers into it with ``torch.index_select(..., out=buffer)``. On a GPU, PyTorch's caching
-    allocator already reuses freed blocks, and ``F.embedding``'s kernel is the faster one, so
-    ``Lookup`` simply calls it.
+    ``Lookup(table)(ids)`` returns a fresh tensor on every call: ``F.embedding(ids, table)``, the fastest
+    way to a new output on the CPU and the GPU alike, with gradients when the table requires them.
 
-    The CPU result is a view of the buffer that the next call overwrites: copy it to keep it. When the
-    table requires grad and autograd is on, the lookup goes through ``F.embedding`` so that gradients
-    flow (the buffer path cannot record them).
+    ``Lookup(table)(ids, out=buffer)`` gathers into ``buffer`` instead (``torch.index_select(...,
+    out=buffer)``) and returns it. On the CPU that is where a large batch gains: a fresh output of
+    ``tokens × d`` values is memory new to the process, and ``F.embedding`` spends most of its time
+    page-faulting it in (the kernel zero-fills every page) rather than copying rows; a buffer reused from
+    call to call has its pages already. The buffer's contents are overwritten by every call that is given
+    it: keep a result by passing a different buffer, or by copying it. No gradient can flow through
+    ``out=`` (as with every ``out=`` in PyTorch).
 
     Args:
         table: ``(V, d)`` float tensor on any device.
@@ -161,26 +180,41 @@ class Lookup:
     def __init__(self, table: torch.Tensor):
         _check_table(table)
         self.table = table
-        self._out: torch.Tensor | None = None
 
-    @property
-    def path(self) -> str:
-        """Which path a call takes here: ``"reused buffer"`` (CPU) or ``"F.embedding"``."""
-        return "reused buffer" if self.table.device.type == "cpu" else "F.embedding"
+    def __call__(self, ids: torch.Tensor, out: torch.Tensor | None = None) -> torch.Tensor:
+        """Rows ``table[ids]``, shape ``ids.shape + (d,)``.
 
-    def __call__(self, ids: torch.Tensor) -> torch.Tensor:
-        """Rows ``table[ids]`` (shape ``ids.shape + (d,)``); errors as in :func:`validate_ids`."""
+        Args:
+            ids: integer token ids of any shape, on the table's device.
+            out: ``None`` (a fresh tensor), or a contiguous tensor of shape ``ids.shape + (d,)`` with the
+                table's dtype and device, written and returned.
+
+        Raises:
+            as :func:`validate_ids`; ``TypeError`` / ``ValueError``: an ``out`` that does not fit (the
+                message names what it must be); ``RuntimeError``: ``out`` for a table that records
+                gradients.
+        """
         _check_table(self.table, ids)
         ids = validate_ids(ids, self.table.shape[0])
-        if self.path != "reused buffer" or (self.table.requires_grad and torch.is_grad_enabled()):
+        if out is None:
             return F.embedding(ids, self.table)
-        flat = ids.reshape(-1)
-        n, d = flat.numel(), self.table.shape[1]
-        if self._out is None or self._out.shape[0] < n or self._out.dtype != self.table.dtype:
-            self._out = torch.zeros(n, d, dtype=self.table.dtype)  # touched once, here
-        out = self._out[:n]
-        torch.index_select(self.table, 0, flat, out=out)
-        return out.view(*ids.shape, d)
+        self._check_out(ids, out)
+        torch.index_select(self.table, 0, ids.reshape(-1), out=out.view(-1, self.table.shape[1]))
+        return out
+
+    def _check_out(self, ids: torch.Tensor, out: torch.Tensor) -> None:
+        shape, t = (*ids.shape, self.table.shape[1]), self.table
+        if not isinstance(out, torch.Tensor):
+            raise TypeError(f"out must be a torch.Tensor of shape {shape}, got {type(out).__name__}; "
+                            f"make one with torch.empty({shape}, dtype={t.dtype}, device='{t.device}')")
+        if tuple(out.shape) != shape or out.dtype != t.dtype or out.device != t.device or not out.is_contiguous():
+            raise ValueError(f"out must be a contiguous {t.dtype} tensor of shape {shape} on {t.device}, got "
+                             f"{'a contiguous' if out.is_contiguous() else 'a non-contiguous'} {out.dtype} tensor of "
+                             f"shape {tuple(out.shape)} on {out.device}; make one with torch.empty({shape}, "
+                             f"dtype={t.dtype}, device='{t.device}')")
+        if t.requires_grad and torch.is_grad_enabled():
+            raise RuntimeError("out= cannot record gradients, and this table requires them: call without out=, "
+                               "or inside torch.no_grad()")
 
 
 @dataclass(frozen=True)
@@ -193,7 +227,7 @@ class Bandwidth:
     vocab_size: int
     copy_gbps: float  # read + write, GB/s
     plain_fraction: float  # F.embedding's throughput / the copy's
-    ours_fraction: float  # Lookup's throughput / the copy's
+    ours_fraction: float  # Lookup's throughput / the copy's, gathering into a reused buffer (out=)
     fresh_output_share: float  # share of F.embedding's time that allocating + touching its output takes
     threads: int
     note: str  # a caveat when the sizes make the copy a poor reference, else ""
@@ -212,7 +246,8 @@ def bandwidth(
     """Lookup throughput as a fraction of a plain memory copy of the same bytes, timed in one run.
 
     Both move ``n_tokens × d`` fp32 values in and out: the copy reads a contiguous block and writes it
-    to an existing buffer; the lookup reads the selected rows and writes them. The four operations
+    to an existing buffer; the lookup reads the selected rows and writes them: ``F.embedding`` into a
+    fresh output, :class:`Lookup` into a reused one (``out=``). The four operations
     are timed in turn (:func:`embedbook.timing.interleaved`, best of ``reps``), so a busy machine slows
     them alike.
 
@@ -245,12 +280,12 @@ def bandwidth(
     ids = torch.randint(0, vocab_size, (n_tokens,), generator=gen).to(dev)
     src = torch.randn(n_tokens, d, generator=gen).to(dev)
     dst = torch.zeros_like(src)
-    lookup = Lookup(table)
+    lookup, buffer = Lookup(table), torch.empty(n_tokens, d, device=dev)
     t = timing.interleaved(
         {
             "copy": lambda: dst.copy_(src),
             "plain": lambda: F.embedding(ids, table),
-            "ours": lambda: lookup(ids),
+            "ours": lambda: lookup(ids, out=buffer),
             # the suspected culprit on its own: allocate an output of the same size and touch every page
             "fresh": lambda: torch.empty(n_tokens, d, device=dev).fill_(0),
         },
@@ -258,7 +293,7 @@ def bandwidth(
         warmup=2,
         device=dev,
     )
-    if not torch.equal(lookup(ids), F.embedding(ids, table)):
+    if not torch.equal(lookup(ids, out=buffer), F.embedding(ids, table)):
         raise AssertionError("Lookup and F.embedding disagree")
     moved = 2 * n_tokens * d * table.element_size()
     note = ""
@@ -279,6 +314,101 @@ def bandwidth(
         threads=torch.get_num_threads(),
         note=note,
     )
+
+
+@dataclass(frozen=True)
+class SpeedRatios:
+    """Lookup speeds against ``F.embedding`` on an fp32 table, timed in one run (:func:`speed_ratios`)."""
+
+    device: str
+    n_tokens: int
+    dim: int
+    vocab_size: int
+    threads: int
+    fp32_ms: float  # F.embedding's best time, the reference
+    ratios: dict[str, float]  # name -> F.embedding's time / its time: above 1 is faster than F.embedding
+
+
+#: What :func:`speed_ratios` times against ``F.embedding`` (fp32), by name.
+SPEED_NAMES = {
+    "int8": "QuantizedEmbedding, INT8 row-wise",
+    "int4": "QuantizedEmbedding, INT4 row-wise",
+    "int8_kernel": "torch's fused INT8 kernel, called directly",
+    "int4_kernel": "torch's fused INT4 kernel, called directly",
+    "lookup": "Lookup, a fresh output",
+    "lookup_out": "Lookup, out= a reused buffer",
+}
+
+
+def speed_ratios(
+    sizes: tuple[int, ...] = (512, 4096, 65536), d: int = 1024, vocab_size: int = 50000, reps: int = 10,
+    device: str | torch.device | None = None, seed: int = 0,
+) -> list[SpeedRatios]:
+    """Speeds of INT8 / INT4 ``QuantizedEmbedding``, torch's fused kernels and :class:`Lookup` (fresh and with
+    ``out=``) against ``F.embedding`` on the fp32 table, as same-run ratios, at each batch size of ``sizes``.
+
+    On the CPU everything runs on one thread (:func:`embedbook.timing.one_cpu_thread`) and in turn
+    (:func:`embedbook.timing.interleaved`, best of ``reps``), so a busy machine slows every contender alike.
+    The fused kernels are CPU kernels: on another device their entries are missing. Before timing, every
+    contender's rows are checked against the exact values (``dequantize(q)[ids]``, ``table[ids]``).
+
+    Args:
+        sizes: batch sizes in tokens (positive ints).
+        d, vocab_size: width (even, for INT4) and rows of the table (positive ints).
+        reps: timed calls of each contender (>= 1).
+        device: where to run (default :func:`embedbook.device.pick`).
+        seed: seeds the table and the ids.
+
+    Returns:
+        one :class:`SpeedRatios` per size; its ``ratios`` keys are those of :data:`SPEED_NAMES`.
+
+    Raises:
+        ValueError: a size or ``reps`` that is not a positive int, no sizes, an odd ``d``, sizes above
+            :data:`MAX_BANDWIDTH_BYTES`, a device that is absent.
+    """
+    from embedbook import quantize
+    from embedbook.device import pick
+
+    sizes = tuple(sizes)
+    if not sizes:
+        raise ValueError("sizes is empty: give at least one batch size, e.g. (512, 4096, 65536)")
+    for name, value in (("d", d), ("vocab_size", vocab_size), ("reps", reps), *(("a size", n) for n in sizes)):
+        _positive_int(name, value)
+    if d % 2:
+        raise ValueError(f"d must be even (INT4 packs two values a byte), got {d}")
+    need = 4 * vocab_size * d * 3 // 2 + 8 * 4 * max(sizes) * d  # the table, its codes, the outputs alive at once
+    if need > MAX_BANDWIDTH_BYTES:
+        raise ValueError(f"sizes up to {max(sizes):,}, d={d:,}, vocab_size={vocab_size:,} need about "
+                         f"{need / 2**30:,.1f} GiB, above the limit of {MAX_BANDWIDTH_BYTES / 2**30:.0f} GiB; "
+                         "use smaller sizes")
+    dev = pick(device)
+    gen = torch.Generator().manual_seed(seed)
+    table = torch.randn(vocab_size, d, generator=gen).to(dev)
+    q8, q4 = (quantize.QuantizedEmbedding.from_float(table, bits) for bits in (8, 4))
+    exact = {8: quantize.dequantize(q8.table), 4: quantize.dequantize(q4.table), 32: table}
+    kernels = {}
+    if dev.type == "cpu" and q8.fused and q4.fused and quantize._HAS_FUSED:
+        kernels = {bits: (quantize._KERNELS[bits], emb) for bits, emb in ((8, q8), (4, q4))}
+    lk = Lookup(table)
+    results = []
+    for n in sizes:
+        ids = torch.randint(0, vocab_size, (n,), generator=gen).to(dev)
+        offsets, buffer = torch.arange(n, device=dev), torch.empty(n, d, device=dev)
+        fns = {"fp32": lambda: F.embedding(ids, table), "int8": lambda: q8(ids), "int4": lambda: q4(ids),
+               "lookup": lambda: lk(ids), "lookup_out": lambda: lk(ids, out=buffer)}
+        for bits, (kernel, emb) in kernels.items():
+            fns[f"int{bits}_kernel"] = lambda k=kernel, e=emb: k(e.packed, ids, offsets, False, 0, False, None, None, False)
+        for name, fn in fns.items():
+            bits = 8 if name.startswith("int8") else 4 if name.startswith("int4") else 32
+            if not torch.equal(fn(), exact[bits][ids]):
+                raise AssertionError(f"{name} does not give the exact rows")
+        with timing.one_cpu_thread(dev):
+            threads = torch.get_num_threads()
+            t = timing.interleaved(fns, reps=reps, warmup=1, device=dev)
+        ref = t.pop("fp32").best
+        results.append(SpeedRatios(device=dev.type, n_tokens=n, dim=d, vocab_size=vocab_size, threads=threads,
+                                   fp32_ms=ref * 1e3, ratios={k: ref / t[k].best for k in SPEED_NAMES if k in t}))
+    return results
 
 
 # --- vocab-parallel lookup over torch.distributed ------------------------------------------------
@@ -304,11 +434,21 @@ def _shard_worker(rank: int, world: int, init_file: str, table: torch.Tensor, id
         dist.destroy_process_group()
 
 
+_NO_MAIN_GUARD = ("vocab_parallel_lookup starts its workers with the 'spawn' method, which re-imports the main "
+                  "script in each worker; in a script, call it under  if __name__ == \"__main__\":  so that the "
+                  "workers do not call it again")
+
+
 def vocab_parallel_lookup(ids: torch.Tensor, table: torch.Tensor, world_size: int = 2) -> torch.Tensor:
     """Look ``ids`` up in ``table`` split row-wise over ``world_size`` processes (Megatron-style).
 
     Each process holds ``V / world_size`` rows, looks up the ids it owns, zeros the rest, and an
     all-reduce sums the partial results. Uses gloo on CPU and nccl when there are enough GPUs.
+
+    The worker processes are started with the *spawn* method, which re-imports the main script in each
+    of them: in a script, call this under ``if __name__ == "__main__":`` (notebooks and ``python -c`` need
+    nothing). Without the guard, each worker would call it again while starting; that is detected, the
+    worker stops with one line naming the fix, and this call raises a ``RuntimeError`` saying the same.
 
     Args:
         ids: integer ids; table: ``(V, d)`` float tensor; world_size: processes (1 … V).
@@ -317,9 +457,15 @@ def vocab_parallel_lookup(ids: torch.Tensor, table: torch.Tensor, world_size: in
         ``table[ids]`` on the CPU.
 
     Raises:
-        ValueError: ``world_size`` out of range; errors of :func:`validate_ids`.
+        ValueError: ``world_size`` out of range; errors of :func:`validate_ids`. RuntimeError: a worker
+            failed to start (the usual cause: the missing ``__main__`` guard above).
     """
+    import multiprocessing
+
     import torch.multiprocessing as mp
+
+    if getattr(multiprocessing.current_process(), "_inheriting", False):  # a spawned worker re-running the script
+        raise SystemExit(_NO_MAIN_GUARD)
 
     _check_table(table)
     validate_ids(ids, table.shape[0])
@@ -327,5 +473,10 @@ def vocab_parallel_lookup(ids: torch.Tensor, table: torch.Tensor, world_size: in
         raise ValueError(f"world_size must be an int between 1 and the number of rows ({table.shape[0]})")
     with tempfile.TemporaryDirectory() as tmp:
         init_file, out_file = os.path.join(tmp, "init"), os.path.join(tmp, "out.pt")
-        mp.spawn(_shard_worker, args=(world_size, init_file, table.cpu(), ids.cpu(), out_file), nprocs=world_size, join=True)
+        try:
+            mp.spawn(_shard_worker, args=(world_size, init_file, table.cpu(), ids.cpu(), out_file), nprocs=world_size,
+                     join=True)
+        except mp.ProcessExitedException as err:
+            raise RuntimeError(f"a worker process of vocab_parallel_lookup exited while starting (exit code "
+                               f"{err.exit_code}). {_NO_MAIN_GUARD}") from None
         return torch.load(out_file)

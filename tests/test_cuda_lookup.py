@@ -1,5 +1,5 @@
-"""The lookup on a GPU: every function runs on the device its inputs live on, Lookup takes F.embedding's path
-there, and the bandwidth benchmark runs against a device copy. Skips without CUDA."""
+"""The lookup on a GPU: every function runs on the device its inputs live on, Lookup (fresh and with out=) works
+there, and the bandwidth and speed benchmarks run against a device copy / F.embedding. Skips without CUDA."""
 
 import pytest
 import torch
@@ -22,11 +22,14 @@ def test_three_views_on_the_gpu(table):
     assert torch.allclose(a, lookup.linear_lookup(ids, table))  # cuBLAS may use TF32: equal up to rounding
 
 
-def test_lookup_takes_f_embedding_on_the_gpu(table):
+def test_lookup_fresh_and_with_out_on_the_gpu(table):
     lk = lookup.Lookup(table)
-    assert lk.path == "F.embedding"
     ids = torch.randint(0, 1000, (256,), device="cuda")
     assert torch.equal(lk(ids), table[ids])
+    buf = torch.empty(256, 64, device="cuda")
+    assert lk(ids, out=buf) is buf and torch.equal(buf, table[ids])
+    with pytest.raises(ValueError, match="cuda"):
+        lk(ids, out=torch.empty(256, 64))  # a CPU buffer for a GPU table
 
 
 def test_ids_on_the_cpu_are_refused(table):
@@ -36,8 +39,13 @@ def test_ids_on_the_cpu_are_refused(table):
 
 def test_bandwidth_on_the_gpu():
     r = lookup.bandwidth(n_tokens=65536, d=1024, vocab_size=50000, reps=5, device="cuda")
-    assert r.device == "cuda" and r.copy_gbps > 0
-    assert r.ours_fraction >= 0.95 * r.plain_fraction  # Lookup is F.embedding on a GPU: never the slower path
+    assert r.device == "cuda" and r.copy_gbps > 0 and r.ours_fraction > 0 and r.plain_fraction > 0
+
+
+def test_speed_ratios_on_the_gpu():
+    rs = lookup.speed_ratios((512, 4096), d=256, vocab_size=5000, reps=2, device="cuda")
+    assert all(r.device == "cuda" and r.fp32_ms > 0 for r in rs)
+    assert all(set(r.ratios) == {"int8", "int4", "lookup", "lookup_out"} for r in rs)  # the fused kernels are CPU-only
 
 
 def test_pick_finds_the_gpu():

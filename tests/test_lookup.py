@@ -1,7 +1,13 @@
+import json
+import re
+import subprocess
+import sys
+
+import numpy as np
 import pytest
 import torch
 
-from embedbook import lookup
+from embedbook import cli, lookup
 
 
 @pytest.fixture
@@ -42,21 +48,63 @@ def test_bad_ids_get_clear_errors(table, ids, err, msg):
         lookup.Lookup(table)(ids)
 
 
-@pytest.mark.parametrize("bad, err", [(torch.zeros(3), ValueError), (torch.zeros(3, 0), ValueError),
-                                      (torch.zeros(3, 2, dtype=torch.long), TypeError), ("table", ValueError)])
-def test_bad_tables_get_clear_errors(bad, err):
-    with pytest.raises(err):
-        lookup.gather(torch.tensor([0]), bad)
+@pytest.mark.parametrize("bad, err, msg", [(torch.zeros(3), ValueError, "2-D"), (torch.zeros(3, 0), ValueError, "at least"),
+                                           (torch.zeros(3, 2, dtype=torch.long), TypeError, "floats"),
+                                           ("table", TypeError, "got a str")])
+def test_bad_tables_get_clear_errors(bad, err, msg):
+    for fn in (lookup.gather, lookup.one_hot_matmul, lookup.linear_lookup):
+        with pytest.raises(err, match=msg):
+            fn(torch.tensor([0]), bad)
+    with pytest.raises(err, match=msg):
+        lookup.Lookup(bad)
 
 
-def test_lookup_reuses_its_buffer_on_cpu(table):
+def test_a_numpy_table_is_named_with_the_fix():
+    """Issue 18: gather(ids, numpy_table) said "must be a 2-D tensor" for a 2-D array. Like the ids (a list is refused
+    with "wrap it with torch.tensor"), a table must be a tensor, and the message names the type and the conversion."""
+    table = np.zeros((5, 3), dtype=np.float32)
+    for fn in (lookup.gather, lookup.one_hot_matmul, lookup.linear_lookup, lambda i, t: lookup.Lookup(t)(i)):
+        with pytest.raises(TypeError, match=r"got a ndarray; convert it with torch\.from_numpy\(table\)"):
+            fn(torch.tensor([0]), table)
+
+
+def test_one_hot_size_is_checked_before_allocating():
+    """Issue 18: one_hot_matmul with 200,000 ids × 50,000 rows reached the allocator (80 GB)."""
+    table, ids = torch.zeros(50_000, 1), torch.zeros(200_000, dtype=torch.long)
+    for fn in (lookup.one_hot_matmul, lookup.linear_lookup):
+        with pytest.raises(ValueError, match=r"200,000 ids × 50,000 rows needs 74\.5 GiB.*gather\(ids, table\).*fewer ids"):
+            fn(ids, table)
+    assert torch.equal(lookup.gather(ids, table), table[ids])  # the fix the message names works
+
+
+def test_lookup_returns_a_fresh_tensor_by_default(table):
+    """Issue 18: the result was a buffer the next call overwrote. Now each call returns new memory."""
     lk = lookup.Lookup(table)
-    assert lk.path == "reused buffer"
     first = lk(torch.tensor([1, 2, 3]))
-    assert torch.equal(first, table[[1, 2, 3]])
-    second = lk(torch.tensor([[4, 5]]))
-    assert second.shape == (1, 2, 8) and torch.equal(second[0], table[[4, 5]])
-    assert second.data_ptr() == first.data_ptr()  # same memory: no new allocation
+    second = lk(torch.tensor([4, 5, 6]))
+    assert torch.equal(first, table[[1, 2, 3]]) and torch.equal(second, table[[4, 5, 6]])
+    assert first.data_ptr() != second.data_ptr()
+
+
+def test_lookup_with_out_writes_into_the_buffer_given(table):
+    lk = lookup.Lookup(table)
+    buf = torch.empty(2, 3, 8)
+    ids = torch.tensor([[0, 3, 49], [3, 3, 1]])
+    got = lk(ids, out=buf)
+    assert got is buf and torch.equal(buf, table[ids])
+    again = lk(torch.tensor([[1, 1, 1], [2, 2, 2]]), out=buf)
+    assert again.data_ptr() == got.data_ptr() and torch.equal(buf[1], table[[2, 2, 2]])  # the same memory, reused
+
+
+@pytest.mark.parametrize("out, err, msg", [
+    (np.zeros((3, 8), dtype=np.float32), TypeError, "torch.Tensor"),
+    (torch.empty(4, 8), ValueError, r"shape \(3, 8\)"),
+    (torch.empty(3, 8, dtype=torch.float64), ValueError, "float32"),
+    (torch.empty(8, 3).T, ValueError, "non-contiguous"),
+])
+def test_lookup_refuses_an_out_that_does_not_fit(table, out, err, msg):
+    with pytest.raises(err, match=msg):
+        lookup.Lookup(table)(torch.tensor([1, 2, 3]), out=out)
 
 
 def test_lookup_on_a_table_that_requires_grad(table):
@@ -67,6 +115,9 @@ def test_lookup_on_a_table_that_requires_grad(table):
     assert t.grad[1].eq(2).all() and t.grad[0].eq(0).all()
     with torch.no_grad():
         assert torch.equal(lookup.Lookup(t)(torch.tensor([3])), table[[3]])
+        assert torch.equal(lookup.Lookup(t)(torch.tensor([3]), out=torch.empty(1, 8)), table[[3]])
+    with pytest.raises(RuntimeError, match="no_grad"):
+        lookup.Lookup(t)(torch.tensor([3]), out=torch.empty(1, 8))
 
 
 def test_lookup_refuses_ids_on_another_device(table):
@@ -98,6 +149,45 @@ def test_bandwidth_refuses_bad_sizes(kwargs):
     """Finding 6: reps=0 gave NaN, d=0 'copy 0.0 GB/s', vocab=0 a torch traceback."""
     with pytest.raises(ValueError, match="positive int"):
         lookup.bandwidth(**{"n_tokens": 256, "d": 8, "vocab_size": 100, "reps": 1, **kwargs})
+
+
+def test_speed_ratios_report_every_contender_with_exact_rows():
+    rs = lookup.speed_ratios((64, 256), d=16, vocab_size=300, reps=1, device="cpu")
+    assert [r.n_tokens for r in rs] == [64, 256]
+    for r in rs:
+        assert r.device == "cpu" and r.threads == 1 and r.dim == 16 and r.fp32_ms > 0
+        assert set(r.ratios) == set(lookup.SPEED_NAMES) and all(v > 0 for v in r.ratios.values())
+    for bad in ({"sizes": ()}, {"sizes": (0,)}, {"d": 15}, {"reps": 0}):
+        with pytest.raises(ValueError):
+            lookup.speed_ratios(**{"sizes": (8,), "d": 4, "vocab_size": 10, "reps": 1, **bad})
+
+
+def test_bench_reports_the_ratios_at_each_size(capsys):
+    argv = ["bench", "--sizes", "32", "128", "--tokens", "256", "--dim", "8", "--vocab", "100", "--reps", "1",
+            "--device", "cpu"]
+    assert cli.main([*argv, "--json"]) == 0
+    r = json.loads(capsys.readouterr().out)
+    assert r["plain_fraction"] > 0 and [s["n_tokens"] for s in r["speed"]] == [32, 128]
+    assert all(set(s["ratios"]) == set(lookup.SPEED_NAMES) and s["threads"] == 1 for s in r["speed"])
+    assert cli.main(argv) == 0
+    text = capsys.readouterr().out
+    for words in (*lookup.SPEED_NAMES.values(), "F.embedding, fp32 (ms)", "memory copy", "Lookup, out="):
+        assert words in text
+    assert len(re.findall(r"\d\.\d\d×", text)) == len(lookup.SPEED_NAMES) * 2  # a ratio per contender and size
+    assert cli.main([*argv, "--bandwidth-only", "--json"]) == 0
+    assert "speed" not in json.loads(capsys.readouterr().out)  # what chapter 02's huge-pages run reads
+
+
+def test_vocab_parallel_lookup_without_a_main_guard_says_so(tmp_path):
+    """Issue 18: a script calling vocab_parallel_lookup without `if __name__ == "__main__":` gave a 145-line
+    multiprocessing traceback."""
+    script = tmp_path / "no_guard.py"
+    script.write_text("import torch\nfrom embedbook import lookup\n"
+                      "lookup.vocab_parallel_lookup(torch.tensor([1, 2]), torch.randn(10, 4))\n")
+    run = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=300, cwd=tmp_path)
+    assert run.returncode != 0
+    assert 'if __name__ == "__main__":' in run.stderr and "RuntimeError" in run.stderr
+    assert len(run.stderr.splitlines()) < 20 and "bootstrapping" not in run.stderr
 
 
 def test_vocab_parallel_equals_single_process(table):

@@ -681,14 +681,14 @@ def check_c37(r: Positions) -> claims.Verdict:
 def run_huge_pages(n_tokens: int, dim: int, vocab: int, reps: int = 10) -> lookup.Bandwidth:
     """:func:`embedbook.lookup.bandwidth` on the CPU in a fresh Python process started with
     ``THP_MEM_ALLOC_ENABLE=1`` (PyTorch's CPU allocator reads it once, when it first allocates, so this
-    process cannot switch it on for itself). Runs ``embedbook bench --huge-pages --json``; raises
+    process cannot switch it on for itself). Runs ``embedbook bench --huge-pages --bandwidth-only --json``; raises
     ``RuntimeError`` with the child's error output when that process fails."""
     import json
     import subprocess
     import sys
 
     args = [sys.executable, "-m", "embedbook.cli", "bench", "--tokens", str(n_tokens), "--dim", str(dim),
-            "--vocab", str(vocab), "--reps", str(reps), "--device", "cpu", "--huge-pages", "--json"]
+            "--vocab", str(vocab), "--reps", str(reps), "--device", "cpu", "--huge-pages", "--bandwidth-only", "--json"]
     out = subprocess.run(args, capture_output=True, text=True)
     if out.returncode != 0:
         raise RuntimeError(f"the huge-pages benchmark process failed (exit {out.returncode}):\n{out.stderr[-2000:]}")
