@@ -291,6 +291,7 @@ class Rule:
     basis: str = ""
     full_size_only: bool = False
     timed: bool = False
+    revised: str = ""  # if the rule was changed after its figures were seen: what it was before
     # A literature rule: the sources it is decided from, and which of its inputs are counted from them
     # (figure → tag, or → (tag, stance)); judge() counts them, a check never types them.
     literature: Literature | None = None
@@ -654,7 +655,10 @@ def verdict_markdown(v: Verdict) -> str:
         f"**Claim.** {c.paraphrase}",
     ]
     if r is not None:
-        parts.append(f"**Rule, declared before measuring.**\n{r.markdown()}")
+        if r.revised:
+            parts.append(f"**Rule, revised after measuring** (was: {r.revised}).\n{r.markdown()}")
+        else:
+            parts.append(f"**Rule, declared before measuring.**\n{r.markdown()}")
     basis = f" Basis: {BASIS_WORDS[r.basis]}." if r is not None else ""
     parts.append(f"**Verdict: {v.verdict}.**{basis} {v.evidence}")
     if v.strength:
