@@ -213,3 +213,14 @@ def test_a_rule_changed_after_measuring_says_so_in_the_box():
     assert "Rule, revised after measuring** (was: 'confirmed' if any surveyed large LM" in box
     assert "declared before measuring" not in box
     assert "Rule, declared before measuring" in claims.verdict_markdown(claims.judge("C02", {"max_diff": 0.0}, str))
+
+
+def test_a_literature_record_keeps_its_sources(tmp_path, monkeypatch):
+    import json
+
+    monkeypatch.setenv("EMBEDBOOK_VERDICTS", str(tmp_path))
+    v = claims.judge("C09", {}, lambda outcome: "evidence")
+    assert v.figures == claims.rule_of("C09").literature.figures(claims.rule_of("C09").counted)  # counted, not typed
+    record = json.loads(claims.record_verdict(v, smoke=True).read_text(encoding="utf-8"))
+    cites = [s["cite"] for s in record["sources"]]
+    assert "liu2024mobilellm" in cites and all(s["where"] and s["finding"] for s in record["sources"])
