@@ -15,7 +15,6 @@ import functools
 import hashlib
 import importlib
 import importlib.metadata
-import importlib.resources
 import importlib.util
 import logging
 import os
@@ -363,9 +362,8 @@ def bpe_ranks(name: str) -> dict[bytes, int]:
     """
     if name not in BPE_RANKS:
         raise ValueError(f"no bundled BPE ranks named {name!r}; use one of {sorted(BPE_RANKS)}")
-    ref = importlib.resources.files("embedbook").joinpath("resources", name)
     try:
-        raw = ref.read_bytes()
+        raw = (Path(__file__).parent / "resources" / name).read_bytes()
     except OSError as err:
         raise MissingResource(f"embedbook's {name} is missing; reinstall embedbook") from err
     if hashlib.sha256(raw).hexdigest() != BPE_RANKS[name]:
