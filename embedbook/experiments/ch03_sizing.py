@@ -790,6 +790,9 @@ def run_multilingual(pairs: list[tuple[str, str]] | None = None,
         CORRECTED: {"n_siblings": 5, "n_sib_thicker": 3},
         REFUTED: {"n_siblings": 5, "n_sib_thicker": 2},
     },
+    revised="every same-width pair of the configuration table decided (14 of 17 larger: 'confirmed'; each "
+    "width counted once gives 0.70). Revised in round 3; the sibling pairs were declared before their ratios were "
+    "computed",
 )
 def _c36(f, t):
     share = f["n_sib_thicker"] / f["n_siblings"]

@@ -213,6 +213,8 @@ def _sign(lo: float, hi: float, n: int) -> int:
                        "small_ci_lo": -0.03, "small_ci_hi": 0.06},
     },
     full_size_only=True,
+    revised="the largest width decided too: 'confirmed' needed it to lose to a middle width, and a "
+    "widest-is-best result gave 'confirmed with a correction'. Revised in round 3, after the full-size sweep had run",
 )
 def _c17(f, t):
     if f["n_seeds"] < t["seeds_min"] or not f["all_plateau"] or f["margin"] < t["margin_min"]:
