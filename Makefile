@@ -1,5 +1,6 @@
 # The two commands: `make book` and `make test`. Each creates .venv on first use and installs
-# exactly the versions in constraints.txt (the CPU build of torch among them).
+# exactly the versions in constraints.txt (torch==2.13.0: the CPU build where pip finds a CPU wheel, else the
+# CUDA build; README "Which torch build" says how to take the CPU one).
 # `make check-html` (after `make book`) checks the built pages in headless Chromium; `make lab` opens
 # the chapters in JupyterLab.
 PYTHON ?= python3.11
