@@ -704,13 +704,42 @@ def same_width_pairs(models: list[sizing.ModelConfig] | None = None) -> list[tup
 # multilingual counterpart its authors built on it (same architecture and width; only the languages and the
 # vocabulary change), with where the source says so.
 SIBLING_PAIRS: list[tuple[str, str, str]] = [
-    ("BERT-base", "mBERT (base, multilingual)", "devlin2019bert: the multilingual BERT-base released with BERT"),
-    ("RoBERTa-base", "XLM-R base", "conneau2020xlmr §3: XLM-R follows RoBERTa's training, in 100 languages"),
+    ("BERT-base", "mBERT (base, multilingual)", "the multilingual BERT-base released with BERT"),
+    ("RoBERTa-base", "XLM-R base", "§3: XLM-R follows RoBERTa's training, in 100 languages"),
     ("MiniLM-L6 (bundled)", "Multilingual MiniLM-L12",
-     "wang2020minilm: multilingual MiniLM-L12-H384, the 384-wide MiniLM with XLM-R's vocabulary"),
-    ("T5-base", "mT5-base", "xue2021mt5 §2: mT5 follows T5 (T5.1.1) and changes the data and the vocabulary"),
-    ("BART-large", "mBART-large-cc25", "liu2020mbart §2: mBART is BART's objective and architecture on 25 languages"),
+     "multilingual MiniLM-L12-H384, the 384-wide MiniLM with XLM-R's vocabulary"),
+    ("T5-base", "mT5-base", "§2: mT5 follows T5 (T5.1.1) and changes the data and the vocabulary"),
+    ("BART-large", "mBART-large-cc25", "§2: mBART is BART's objective and architecture on 25 languages"),
 ]
+THICKER = "thicker_multilingual"  # the tag a sibling pair bears on: the multilingual sibling's table is larger
+
+
+def sibling_source(mono: str, multi: str, where: str) -> claims.Source:
+    """One sibling pair as a source: the two released configurations' tables (vocab × d, from
+    :mod:`embedbook.sizing`), and whether the multilingual one is larger, read off those numbers."""
+    a, b = sizing.model(mono), sizing.model(multi)
+    ratio = b.embedding_params / a.embedding_params
+    finding = (f"{multi}: {b.vocab:,} ids × {b.d:,} = {b.embedding_params / 1e6:,.1f}M parameters in the token table, "
+               f"against {mono}'s {a.vocab:,} × {a.d:,} = {a.embedding_params / 1e6:,.1f}M (×{ratio:.2f})")
+    tag = (THICKER,)
+    return claims.Source(cite=b.source, finding=finding, where=f"{where}; the released configurations' vocab_size "
+                         "and width", supports=tag if ratio > 1 else (), contradicts=() if ratio > 1 else tag)
+
+
+C36_SOURCES = tuple(sibling_source(*pair) for pair in SIBLING_PAIRS)
+C36_LITERATURE = claims.Literature(
+    sources=C36_SOURCES,
+    search=claims.Search(
+        queries=("mT5 vocabulary 250,000 wordpieces T5.1.1 recipe",
+                 "mbart-large-cc25 config vocab_size 250027 d_model 1024",
+                 "XLM-R follows RoBERTa training 250K vocabulary SentencePiece multilingual"),
+        corpora=("pages", "code"), date="2026-12-01"),
+    strongest_against=(
+        "The vocabulary is a design choice, not a consequence of the languages alone: Gemma and Gemma 2, trained "
+        "mainly on English, have 256,000 ids, more than the multilingual Llama 3.2 (128,256) and Qwen2 (152,064) "
+        "of the same widths, so across families an English-first model can have the thicker table."),
+)
+C36_COUNTED = {"n_sib_thicker": THICKER, "n_sib_not": (THICKER, claims.CONTRADICTS)}
 
 
 @dataclass
@@ -777,25 +806,32 @@ def run_multilingual(pairs: list[tuple[str, str]] | None = None,
     "width; the five pairs are declared before their ratios were computed): whether the multilingual token table "
     "is larger. Reported beside it, not deciding: every primarily-English and multilingual pair of the same width "
     "and kind in the configuration table, counted per pair and with each width counted once",
-    inputs={"n_siblings": "sibling pairs compared", "n_sib_thicker": "sibling pairs where the multilingual table is "
-            "larger"},
+    inputs={"n_sib_thicker": "sibling pairs where the multilingual table is larger (counted from the sources)",
+            "n_sib_not": "sibling pairs where it is not (counted from the sources)"},
     thresholds={"usually": 0.75, "majority": 0.5},
     outcomes={
         CONFIRMED: "it is larger in at least the share `usually` of the sibling pairs (通常: usually)",
         CORRECTED: "it is larger in more than `majority` of the sibling pairs but fewer than `usually`",
         REFUTED: "it is larger in at most half of the sibling pairs",
     },
+    # realistic source sets: the sibling pairs, and same-width pairs of the table standing in for siblings that
+    # keep or shrink the vocabulary (Gemma-2-9B's 256K ids against the multilingual Qwen2-7B's 152K)
     examples={
-        CONFIRMED: {"n_siblings": 5, "n_sib_thicker": 5},
-        CORRECTED: {"n_siblings": 5, "n_sib_thicker": 3},
-        REFUTED: {"n_siblings": 5, "n_sib_thicker": 2},
+        CONFIRMED: claims.source_set(*C36_SOURCES),
+        CORRECTED: claims.source_set(*C36_SOURCES[:3], sibling_source("Gemma-2-9B", "Qwen2-7B", "example"),
+                                     sibling_source("Gemma-2-9B", "Qwen2.5-7B", "example")),
+        REFUTED: claims.source_set(*C36_SOURCES[:2], sibling_source("Gemma-2-9B", "Qwen2-7B", "example"),
+                                   sibling_source("Gemma-2-9B", "Qwen2.5-7B", "example"),
+                                   sibling_source("Gemma-7B", "Llama-3.2-3B", "example")),
     },
+    literature=C36_LITERATURE,
+    counted=C36_COUNTED,
     revised="every same-width pair of the configuration table decided (14 of 17 larger: 'confirmed'; each "
     "width counted once gives 0.70). Revised in round 3; the sibling pairs were declared before their ratios were "
     "computed",
 )
 def _c36(f, t):
-    share = f["n_sib_thicker"] / f["n_siblings"]
+    share = f["n_sib_thicker"] / (f["n_sib_thicker"] + f["n_sib_not"])
     if share >= t["usually"]:
         return CONFIRMED
     return CORRECTED if share > t["majority"] else REFUTED
@@ -841,8 +877,11 @@ def check_c36(r: Multilingual) -> claims.Verdict:
                        "still have 100K ids or more.")
         return head + tail + others
 
-    figures = {"n_siblings": r.n_siblings, "n_sib_thicker": r.n_sib_thicker, "n_pairs": r.n_pairs,
-               "n_thicker": r.n_thicker, "width_share": r.width_share}
+    if [x["ratio"] > 1 for x in r.sibling_rows] != [bool(s.supports) for s in C36_SOURCES]:
+        raise ValueError("C36: the sibling pairs measured are not the rule's sources; run_multilingual() with the "
+                         "default siblings (ch03.SIBLING_PAIRS)")
+    figures = {"n_siblings": r.n_siblings, "n_pairs": r.n_pairs, "n_thicker": r.n_thicker,
+               "width_share": r.width_share}
     return claims.judge(
         "C36", figures, evidence,
         strength=f"{r.n_siblings} sibling pairs, each from its paper and released configuration (cited); the "
@@ -901,12 +940,14 @@ HEADLINES = {
         REFUTED: "The token table is rarely a sizeable share of these models ({frac_small:.0%} below 10B).",
     },
     "C36": {
-        CONFIRMED: "Made multilingual, a model usually gets the thicker token table ({n_sib_thicker} of "
-                   "{n_siblings} English models against their multilingual siblings).",
-        CORRECTED: "Made multilingual, a model gets the thicker table in {n_sib_thicker} of {n_siblings} sibling "
-                   "pairs: more often than not, not 'usually'.",
-        REFUTED: "Made multilingual, models do not usually get thicker tables ({n_sib_thicker} of {n_siblings} "
-                 "sibling pairs).",
+        CONFIRMED: lambda f: ("Made multilingual, a model usually gets the thicker token table "
+                              f"({f['n_sib_thicker']} of {f['n_sib_thicker'] + f['n_sib_not']} English models against "
+                              "their multilingual siblings)."),
+        CORRECTED: lambda f: (f"Made multilingual, a model gets the thicker table in {f['n_sib_thicker']} of "
+                              f"{f['n_sib_thicker'] + f['n_sib_not']} sibling pairs: more often than not, not "
+                              "'usually'."),
+        REFUTED: lambda f: ("Made multilingual, models do not usually get thicker tables "
+                            f"({f['n_sib_thicker']} of {f['n_sib_thicker'] + f['n_sib_not']} sibling pairs)."),
     },
 }
 
