@@ -151,7 +151,7 @@ CLAIMS: dict[str, Claim] = {c.id: c for c in [
        "E_ij ~ N(0, 1/√d), 'a variant of Xavier', keeps forward activations in a sane range.", "06_init", "init"),
     _c("C22", LONG, "初始化策略", "一些工作建议使用预训练的静态词向量（如Word2Vec或GloVe）初始化Embedding层，这能加速收敛，特别是在小数据场景",
        "some work suggests initialising the embedding layer with pretrained static word vectors (such as Word2Vec or GloVe); this speeds up convergence, especially with little data",
-       "Initialising from pretrained Word2Vec/GloVe speeds up convergence, especially on small data.", "06_init", "init"),
+       "Some work suggests initialising from pretrained Word2Vec/GloVe vectors; this speeds up convergence, especially on small data.", "06_init", "init"),
     _c("C23", LONG, "初始化策略", "PyTorch的nn.Embedding默认使用标准正态分布 $\\mathcal{N}(0, 1)$ 初始化，而非Xavier初始化。这意味着在实际训练中，学习率warmup对Embedding层的稳定训练尤为重要",
        "PyTorch's nn.Embedding initialises from the standard normal distribution N(0, 1) by default, not with Xavier initialisation. This means that in practice a learning-rate warm-up matters especially for training the embedding layer stably",
        "PyTorch's nn.Embedding initialises with N(0, 1), not Xavier, so warm-up matters.", "06_init", "init"),
@@ -176,7 +176,9 @@ CLAIMS: dict[str, Claim] = {c.id: c for c in [
        "Embedding layers are more robust to quantisation than attention layers.", "13_quantize", "quantize"),
     _c("C30", LONG, "实践中的考量", "一些实践建议对Embedding层使用较小的学习率，或完全冻结Embedding层只微调上层",
        "some practitioners recommend a smaller learning rate for the embedding layer, or freezing it entirely and fine-tuning only the layers above",
-       "When fine-tuning on shifted data, a smaller embedding learning rate or a frozen embedding helps.", "15_practice", "lm"),
+       "Some practices suggest a smaller learning rate for the embedding layer when fine-tuning, or freezing it and "
+       "fine-tuning only the layers above; the article adds that this matters especially when the data differ much "
+       "from the pre-training data.", "15_practice", "lm"),
     _c("C31", LONG, "实践中的考量", "更好的做法是使用子词分词（如BPE），将未登录词拆分为已知子词的组合，保证每个Token都有有意义的Embedding",
        "the better approach is subword tokenisation (such as BPE), which splits unseen words into combinations of known subwords, so that every token has a meaningful embedding",
        "Subword tokenisation (BPE) splits unseen words into known pieces so every token has a meaningful embedding.",
