@@ -149,4 +149,34 @@ def test_c21_and_c23_on_small_runs():
     assert ch06.check_c21(step0).verdict == claims.CORRECTED
     default = ch06.run_default(seeds=(0,))
     assert abs(default.default_std - 1) < 0.02 and default.step_default * 10 < default.step_small
-    assert ch06.check_c23(default).verdict == claims.CORRECTED
+    sweep = ch06.run_warmup(default, seeds=(0,), warmup=5, max_steps=10)
+    assert set(sweep.runs) == set(ch06.WARMUP_INITS) and all(len(a[0]) == len(a[1]) == 1
+                                                          for by_lr in sweep.runs.values() for a in by_lr.values())
+    # one seed and ten steps: no run reaches a plateau, so nothing may decide
+    assert ch06.check_c23(sweep).verdict == claims.INCONCLUSIVE
+    with pytest.raises(ValueError, match="two learning rates"):
+        ch06.run_warmup(default, lrs=(1e-3,), max_steps=10)
+
+
+def test_c22_needs_both_measures_to_agree_on_little_data():
+    """'Especially with little data' is read on the speed-up and on the final-loss gain; one alone never decides."""
+    from embedbook import claims
+
+    rule = claims.rule_of("C22")
+    base = dict(rule.examples[claims.CORRECTED])
+    assert rule(base) == claims.CORRECTED  # both smaller with little data on every seed
+    assert rule(base | {"gain_diff_lo": 0.02, "gain_diff_hi": 0.05}) == claims.INCONCLUSIVE  # they disagree
+    assert rule(base | {"gain_diff_lo": -0.01, "gain_diff_hi": 0.02}) == claims.INCONCLUSIVE  # gain inside the spread
+    up = dict(rule.examples[claims.CONFIRMED])
+    assert rule(up | {"speedup_diff_lo": -0.3, "speedup_diff_hi": -0.1}) == claims.INCONCLUSIVE
+
+
+def test_c23_reads_each_learning_rate_only_if_its_runs_plateaued():
+    from embedbook import claims
+
+    rule = claims.rule_of("C23")
+    confirmed = dict(rule.examples[claims.CONFIRMED])
+    assert rule(confirmed | {"fast_ok": 0}) != claims.CONFIRMED  # the effect sits at the learning rate that failed
+    # warm-up helps both tables alike: not especially for N(0, 1)
+    assert rule(confirmed | {"fast_small_lo": 0.02, "fast_small_mean": 0.15}) == claims.CORRECTED
+    assert rule(confirmed | {"default_std": 0.02}) == claims.REFUTED
