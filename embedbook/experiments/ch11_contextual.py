@@ -306,6 +306,8 @@ def run_cost(
 @claims.rule(
     "C46",
     basis=claims.MEASURED,
+    revised="'confirmed with a correction' when the static bag of context also reached 90%, reading the register's "
+    "'resolved only by contextual representations', whose 'only' the article does not say",
     quantity="what the article says of 'apple' (fruit vs company, 40 + 40 hand-written sentences): the one row the "
     "table hands out for the word cannot tell the senses apart, the contextual states of the network can, and "
     "they cost a forward pass per token. Measured: leave-one-out nearest-centroid accuracy of telling the senses "
@@ -670,6 +672,8 @@ def run_contextuality(
 @claims.rule(
     "C11",
     basis=claims.MEASURED,
+    revised="decided on the paper's written formula σ₁²/Σσᵢ² with a rank-matched baseline, an upper bound on what "
+    "one static vector explains; before that the released-code MEV averaged over layers, and centred MEV",
     quantity="the share of a word's contextual vectors' energy that its single best static vector — its mean — "
     "explains, n·|x̄|²/Σ|xᵢ|², averaged over words seen in at least 5 contexts, minus the same share for as many "
     "random words (from different windows) as each word has contexts, in every contextual layer of the model (1–6 "

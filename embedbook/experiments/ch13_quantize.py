@@ -455,6 +455,9 @@ def run_robustness(tokenizer, model, sentences: Sequence[str]) -> Robustness:
 @claims.rule(
     "C29",
     basis=claims.MEASURED,
+    revised="'confirmed with a correction' whenever at least one of the four shares reached agree but not all, "
+    "so the reading of 'Attention层' that favoured the table decided; before that, the shares over mean-pooled "
+    "sentence vectors",
     quantity="how far MiniLM's last hidden states move, token by token (relative distance ||h_q − h|| / ||h|| from "
     "the float model's state of the same token, unpooled), when only its word-embedding table is quantised, against "
     "(a) only the query/key/value/output projections of all its attention blocks and (b) only those of one block, "
