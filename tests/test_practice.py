@@ -19,25 +19,28 @@ def _finetune(target, source_after, seeds=3, plateau=True):
 
 
 def test_c30_outcomes():
-    same_source = {m: [4.6, 4.6, 4.6] for m in ch.MODES}
+    """Two readings of what the practice buys (fit to the news, Wikipedia kept); opposite readings are inconclusive."""
+    same_source = {m: [4.6, 4.6, 4.6] for m in ch.MODES}  # the source loss rose 0.1 in every arm: nothing kept
     slowed_fits_better = {"full": [4.5, 4.5, 4.5], "small_lr": [4.45, 4.48, 4.47], "frozen": [4.6, 4.6, 4.6]}
-    assert ch.check_c30(_finetune(slowed_fits_better, same_source)).verdict == claims.CONFIRMED
     full_fits_better = {"full": [4.4, 4.4, 4.4], "small_lr": [4.45, 4.48, 4.47], "frozen": [4.6, 4.6, 4.6]}
     frozen_keeps = {"full": [4.8, 4.8, 4.8], "small_lr": [4.8, 4.8, 4.8], "frozen": [4.6, 4.7, 4.65]}
-    v = ch.check_c30(_finetune(full_fits_better, frozen_keeps))
-    assert v.verdict == claims.CORRECTED and "kept more of what pre-training had learned" in v.evidence
-    v = ch.check_c30(_finetune(full_fits_better, same_source))  # premise met (source loss rose 0.1): refutable
-    assert v.verdict == claims.REFUTED and "fitted the news better on every seed" in v.evidence
-    no_forgetting = {m: [4.45, 4.44, 4.43] for m in ch.MODES}  # the source loss fell: nothing to protect
-    for target in (slowed_fits_better, full_fits_better):
-        v = ch.check_c30(_finetune(target, no_forgetting))
-        assert v.verdict == claims.INCONCLUSIVE and "premise is not met" in v.evidence
-    assert "Rule revised after an external audit" in v.strength
+    assert ch.check_c30(_finetune(slowed_fits_better, frozen_keeps)).verdict == claims.CONFIRMED
+    v = ch.check_c30(_finetune(full_fits_better, frozen_keeps))  # the build's case: the readings disagree
+    assert v.verdict == claims.INCONCLUSIVE and "point opposite ways" in v.evidence
+    assert ch.check_c30(_finetune(slowed_fits_better, same_source)).verdict == claims.INCONCLUSIVE
+    v = ch.check_c30(_finetune(full_fits_better, same_source))  # premise met (source loss rose 0.1), nothing kept
+    assert v.verdict == claims.REFUTED and "fitted the news better than both on every seed" in v.evidence
+    no_forgetting = {m: [4.45, 4.44, 4.43] for m in ch.MODES}  # the source loss fell: retention cannot be tested
+    v = ch.check_c30(_finetune(slowed_fits_better, no_forgetting))
+    assert v.verdict == claims.CONFIRMED and "cannot be tested" in v.evidence
+    assert ch.check_c30(_finetune(full_fits_better, no_forgetting)).verdict == claims.REFUTED
+    assert "was not varied" in v.evidence  # the article's 'especially under a large shift'
+    assert claims.rule_of("C30").revised  # changed after measuring, and the box says so
     tiny_keep = {"full": [4.6, 4.6, 4.6], "small_lr": [4.598, 4.597, 4.596], "frozen": [4.6, 4.6, 4.6]}
     assert ch.check_c30(_finetune(full_fits_better, tiny_keep)).verdict == claims.REFUTED  # keep below min_effect
     mixed_keep = {"full": [4.6, 4.6, 4.6], "small_lr": [4.58, 4.61, 4.6], "frozen": [4.6, 4.6, 4.6]}
-    assert ch.check_c30(_finetune(full_fits_better, mixed_keep)).verdict == claims.INCONCLUSIVE  # one seed keeps
-    assert ch.check_c30(_finetune(slowed_fits_better, same_source, plateau=False)).verdict == claims.INCONCLUSIVE
+    assert ch.check_c30(_finetune(same_source, mixed_keep)).verdict == claims.INCONCLUSIVE  # both inside the spread
+    assert ch.check_c30(_finetune(slowed_fits_better, frozen_keeps, plateau=False)).verdict == claims.INCONCLUSIVE
 
 
 def test_finetune_summaries():
