@@ -10,9 +10,11 @@ Used by chapter 02 (Lookup is a matrix product) and ``embedbook bench``.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import tempfile
 from dataclasses import dataclass
+from typing import Iterator
 
 import torch
 import torch.nn.functional as F
@@ -32,6 +34,7 @@ __all__ = [
     "one_hot_bytes",
     "one_hot_matmul",
     "speed_ratios",
+    "kernel_checks_range",
     "validate_ids",
     "vocab_parallel_lookup",
 ]
@@ -43,12 +46,14 @@ MAX_BANDWIDTH_BYTES = 8 * 2**30
 MAX_ONE_HOT_BYTES = 8 * 2**30
 
 
-def validate_ids(ids: torch.Tensor, vocab_size: int) -> torch.Tensor:
+def validate_ids(ids: torch.Tensor, vocab_size: int, values: bool = True) -> torch.Tensor:
     """Check that ``ids`` is a non-empty integer tensor with values in ``[0, vocab_size)``.
 
     Args:
         ids: token ids, any shape, any integer dtype.
         vocab_size: number of rows of the table.
+        values: check the range too (one pass over the ids); ``False`` leaves it to a CPU kernel that
+            checks every id itself, inside :func:`kernel_checks_range`, which gives the same errors.
 
     Returns:
         the ids as ``torch.long`` (torch's gather kernels accept no narrower integer type).
@@ -65,12 +70,30 @@ def validate_ids(ids: torch.Tensor, vocab_size: int) -> torch.Tensor:
         raise TypeError(f"ids must be integers (torch.long), got {ids.dtype}; convert with ids.long()")
     if ids.numel() == 0:
         raise ValueError("ids is empty: an empty batch has nothing to look up")
+    if not values:
+        return ids.long()
     lo, hi = (int(x) for x in torch.aminmax(ids))  # one pass over the ids
     if lo < 0:
         raise IndexError(f"negative token id {lo}: ids must lie in [0, {vocab_size})")
     if hi >= vocab_size:
         raise IndexError(f"token id {hi} is out of range for a vocabulary of {vocab_size} rows")
     return ids.long()
+
+
+@contextlib.contextmanager
+def kernel_checks_range(ids: torch.Tensor, vocab_size: int) -> Iterator[None]:
+    """Run a CPU gather whose kernel checks every id's range itself (``F.embedding``, ``index_select``, the
+    fused quantised kernels), saving the separate pass of :func:`validate_ids`; if the kernel refuses an id,
+    :func:`validate_ids` names it instead of the kernel's terse message. Not for GPUs, where an id out of
+    range is a device-side assert that ruins the CUDA context: check the values first there."""
+    try:
+        yield
+    except (IndexError, RuntimeError):
+        validate_ids(ids, vocab_size)  # raises the clear error when an id is out of range
+        raise
+
+
+_KERNEL_IDS = (torch.int64, torch.int32)  # the id dtypes torch's gathers take as they are
 
 
 def _check_table(table: torch.Tensor, ids: torch.Tensor | None = None) -> None:
@@ -194,13 +217,22 @@ class Lookup:
                 message names what it must be); ``RuntimeError``: ``out`` for a table that records
                 gradients.
         """
-        _check_table(self.table, ids)
-        ids = validate_ids(ids, self.table.shape[0])
-        if out is None:
-            return F.embedding(ids, self.table)
-        self._check_out(ids, out)
-        torch.index_select(self.table, 0, ids.reshape(-1), out=out.view(-1, self.table.shape[1]))
-        return out
+        table = self.table
+        on_cpu = table.device.type == "cpu"
+        if not (on_cpu and type(ids) is torch.Tensor and ids.dtype in _KERNEL_IDS and ids.device == table.device
+                and ids.numel()):  # the fast path's conditions, checked in as few steps as possible
+            _check_table(table, ids)
+            ids = validate_ids(ids, table.shape[0], values=not on_cpu)
+        if out is not None:
+            self._check_out(ids, out)
+        try:  # on the CPU the kernel checks every id's range as it gathers (see kernel_checks_range)
+            if out is None:
+                return torch.embedding(table, ids)  # what F.embedding calls, without its Python layer
+            torch.index_select(table, 0, ids.reshape(-1), out=out.view(-1, table.shape[1]))
+            return out
+        except (IndexError, RuntimeError):
+            validate_ids(ids, table.shape[0])
+            raise
 
     def _check_out(self, ids: torch.Tensor, out: torch.Tensor) -> None:
         shape, t = (*ids.shape, self.table.shape[1]), self.table

@@ -28,7 +28,7 @@ import numpy as np
 import torch
 
 from embedbook.device import pick
-from embedbook.lookup import validate_ids
+from embedbook.lookup import kernel_checks_range, validate_ids
 
 __all__ = [
     "BITS", "QMAX", "SCHEMES", "QuantizedEmbedding", "QuantizedTable", "attention_linears", "dequantize",
@@ -515,16 +515,18 @@ class QuantizedEmbedding(torch.nn.Module):
             TypeError: not a tensor, or not integers. ValueError: empty, or on another device than the
                 table. IndexError: an id out of range.
         """
-        ids = validate_ids(ids, self.num_embeddings)
         stored = self._buffer()
+        kernel = self.fused and stored.device.type == "cpu" and _HAS_FUSED
+        ids = validate_ids(ids, self.num_embeddings, values=not kernel)  # the fused kernel checks every id itself
         if ids.device != stored.device:
             raise ValueError(f"ids are on {ids.device} but the table is on {stored.device}; move one with .to(...)")
         flat = ids.reshape(-1)
         n = flat.shape[0]
-        if self.fused and stored.device.type == "cpu" and _HAS_FUSED:
+        if kernel:
             if self._offsets.shape[0] < n:  # a bag of one row is that row
                 self._offsets = torch.arange(n)
-            out = _KERNELS[self.bits](stored, flat, self._offsets[:n], False, 0, False, None, None, False)
+            with kernel_checks_range(ids, self.num_embeddings):
+                out = _KERNELS[self.bits](stored, flat, self._offsets[:n], False, 0, False, None, None, False)
         else:
             out = self._plain_rows(flat)
         return out.to(self.dtype).reshape(*ids.shape, self.embedding_dim)

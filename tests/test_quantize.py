@@ -249,11 +249,12 @@ def test_half_and_bfloat16_change_the_output_dtype(table, bits, scheme, fused):
 
 
 def test_quantized_embedding_bad_ids(table):
-    emb = Q.QuantizedEmbedding.from_float(table)
-    with pytest.raises(IndexError, match="out of range"):
-        emb(torch.tensor([50]))
-    with pytest.raises(IndexError, match="negative"):
-        emb(torch.tensor([-1]))
+    for emb in (Q.QuantizedEmbedding.from_float(table), Q.QuantizedEmbedding.from_float(table, 4),
+                Q.QuantizedEmbedding.from_float(table, fused=False)):
+        with pytest.raises(IndexError, match="token id 50 is out of range for a vocabulary of 50 rows"):
+            emb(torch.tensor([[3, 50]]))
+        with pytest.raises(IndexError, match="negative token id -1"):
+            emb(torch.tensor([-1], dtype=torch.int16))
     with pytest.raises(TypeError, match="integers"):
         emb(torch.tensor([1.0]))
     with pytest.raises(TypeError, match="integers"):
