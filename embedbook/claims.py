@@ -154,7 +154,7 @@ CLAIMS: dict[str, Claim] = {c.id: c for c in [
        "Some work suggests initialising from pretrained Word2Vec/GloVe vectors; this speeds up convergence, especially on small data.", "06_init", "init"),
     _c("C23", LONG, "初始化策略", "PyTorch的nn.Embedding默认使用标准正态分布 $\\mathcal{N}(0, 1)$ 初始化，而非Xavier初始化。这意味着在实际训练中，学习率warmup对Embedding层的稳定训练尤为重要",
        "PyTorch's nn.Embedding initialises from the standard normal distribution N(0, 1) by default, not with Xavier initialisation. This means that in practice a learning-rate warm-up matters especially for training the embedding layer stably",
-       "PyTorch's nn.Embedding initialises with N(0, 1), not Xavier, so warm-up matters.", "06_init", "init"),
+       "PyTorch's nn.Embedding initialises with N(0, 1), not Xavier, so warm-up matters especially for training the embedding layer stably.", "06_init", "init"),
     _c("C24", LONG, "从Embedding到注意力：Q、K、V的来源", "$$\\mathbf{Q} = \\mathbf{X}\\mathbf{W}_Q, \\quad \\mathbf{K} = \\mathbf{X}\\mathbf{W}_K, \\quad \\mathbf{V} = \\mathbf{X}\\mathbf{W}_V$$",
        "the queries, keys and values are the embeddings X multiplied by three projection matrices: Q = XW_Q, K = XW_K, V = XW_V",
        "Q = XW_Q, K = XW_K, V = XW_V with d×d projections of the (position-added) embeddings.", "12_qkv", "contextual"),
