@@ -193,6 +193,10 @@ class Lookup:
     it: keep a result by passing a different buffer, or by copying it. No gradient can flow through
     ``out=`` (as with every ``out=`` in PyTorch).
 
+    The ids are checked as by :func:`validate_ids`; on the CPU their range is checked by the gather
+    kernel itself as it runs (:func:`kernel_checks_range`), which keeps a small batch as fast as a bare
+    ``F.embedding`` call, with the same clear errors.
+
     Args:
         table: ``(V, d)`` float tensor on any device.
 
