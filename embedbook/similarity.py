@@ -21,7 +21,7 @@ import difflib
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
-from typing import Sequence
+from typing import Mapping, Sequence
 
 import numpy as np
 
@@ -101,7 +101,8 @@ class Space:
     """
 
     def __init__(self, words: Sequence[str], vectors) -> None:
-        if isinstance(words, (str, bytes)) or not isinstance(words, (Sequence, np.ndarray)):
+        if (isinstance(words, (str, bytes, Mapping)) or not hasattr(words, "__len__")
+                or not hasattr(words, "__getitem__")):  # a list, tuple, array or pandas Series, in order
             raise TypeError(f"words must be a list of words, e.g. ['king', 'queen'], got {type(words).__name__}"
                             + (f" {words!r} (a string is not a word list: wrap it as [{words!r}] or split it)"
                                if isinstance(words, (str, bytes)) else ""))

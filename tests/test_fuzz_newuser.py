@@ -567,7 +567,7 @@ def test_space_refuses_a_string_as_its_word_list():
     from embedbook import similarity
     with pytest.raises(TypeError, match=r"a string is not a word list: wrap it as \['ab'\]"):
         similarity.Space("ab", np.ones((2, 3)))
-    for bad in (None, 5, (w for w in ["a"]), {"a": 1}):
+    for bad in (None, 5, (w for w in ["a"]), {"a": 1}, {"a"}):  # no order, or not a word list at all
         with pytest.raises(TypeError, match="words must be a list of words"):
             similarity.Space(bad, np.ones((1, 3)))
     assert len(similarity.Space(("a", "b"), np.ones((2, 3)))) == len(similarity.Space(np.array(["a", "b"]), np.ones((2, 3)))) == 2
