@@ -20,6 +20,7 @@ Everything runs on the device its inputs live on.
 from __future__ import annotations
 
 import contextlib
+import functools
 import re
 from dataclasses import dataclass
 from typing import Iterable, Iterator
@@ -377,6 +378,21 @@ _HAS_FUSED = all(hasattr(torch.ops.quantized, name) for name in _KERNEL_NAMES.va
 _KERNELS = {bits: getattr(torch.ops.quantized, name) for bits, name in _KERNEL_NAMES.items()} if _HAS_FUSED else {}
 
 
+@functools.cache
+def _kernel_is_exact(bits: int) -> bool:
+    """Whether this PyTorch's fused kernel gives ``code * scale`` bit for bit, checked once on a random table.
+
+    The int4 kernel always does (both products are exact in float32 with fp16-precision scales). The int8
+    one computes ``scale * (code + 128) + (-128 * scale)``: exact when evaluated as one fused multiply-add,
+    as FBGEMM does, since the exact result ``scale * code`` is then rounded once; evaluated with two
+    roundings, most values would differ in the last bit. A build that rounds twice uses the plain path.
+    """
+    g = torch.Generator().manual_seed(0)
+    t = torch.randn(64, 32, generator=g) * torch.rand(64, 1, generator=g).mul(6).sub(3).exp()
+    q, ids = quantize(t, bits), torch.arange(64)
+    return torch.equal(_KERNELS[bits](_pack(q), ids, ids, False, 0, False, None, None, False), dequantize(q))
+
+
 class QuantizedEmbedding(torch.nn.Module):
     """Drop-in replacement for ``nn.Embedding`` that stores int8/int4 codes and dequantises on lookup.
 
@@ -395,7 +411,8 @@ class QuantizedEmbedding(torch.nn.Module):
     tensor operations, so a state dict moves between devices unchanged. The int8 layout costs 4 more bytes
     a row than :class:`QuantizedTable` (``nbytes`` counts them); the int4 layout costs none. The values are
     exactly ``code * scale``: for int4 both products are exact in float32; for int8 the kernel computes
-    ``fma(scale, code + 128, -128 * scale)``, one rounding of the exact ``scale * code``.
+    ``fma(scale, code + 128, -128 * scale)``, one rounding of the exact ``scale * code`` (checked once per
+    process; a PyTorch whose kernel rounds twice takes the plain path instead).
 
     The plain layout (``fused=False``: buffers ``codes`` and ``scales``, as in the :class:`QuantizedTable`)
     serves per-tensor tables and int4 tables whose scales fall outside fp16's range. A state dict of one
@@ -516,7 +533,7 @@ class QuantizedEmbedding(torch.nn.Module):
                 table. IndexError: an id out of range.
         """
         stored = self._buffer()
-        kernel = self.fused and stored.device.type == "cpu" and _HAS_FUSED
+        kernel = self.fused and stored.device.type == "cpu" and _HAS_FUSED and _kernel_is_exact(self.bits)
         ids = validate_ids(ids, self.num_embeddings, values=not kernel)  # the fused kernel checks every id itself
         if ids.device != stored.device:
             raise ValueError(f"ids are on {ids.device} but the table is on {stored.device}; move one with .to(...)")

@@ -189,9 +189,30 @@ def test_fused_kernel_gives_exactly_the_dequantised_rows(bits, seed, d):
     q = Q.quantize(t, bits)
     emb = Q.QuantizedEmbedding(q)
     assert emb.fused and (Q._HAS_FUSED or pytest.skip("this PyTorch has no fused kernels"))
+    assert Q._kernel_is_exact(bits)  # FBGEMM's kernels: the module uses them, and they must be exact
     ids = torch.randint(0, 3000, (5000,), generator=g)
     assert torch.equal(emb(ids), Q.dequantize(q)[ids])
     assert torch.equal(Q.dequantize(emb.table), Q.dequantize(q))
+
+
+def test_a_kernel_that_rounds_twice_is_not_used(table, monkeypatch):
+    """If a PyTorch build's int8 kernel computed scale * (code + 128) and then added -128 * scale with two roundings,
+    its rows would differ from code * scale in the last bit: the once-per-process check sends the module to the plain
+    path instead."""
+    def two_roundings(packed, ids, *args):
+        rows = packed.index_select(0, ids)
+        d = packed.shape[1] - 8
+        scale, offset = Q._bytes_as(rows[:, d:d + 4], torch.float32), Q._bytes_as(rows[:, d + 4:], torch.float32)
+        return (rows[:, :d].float() * scale[:, None]) + offset[:, None]
+
+    monkeypatch.setitem(Q._KERNELS, 8, two_roundings)
+    Q._kernel_is_exact.cache_clear()
+    try:
+        assert not Q._kernel_is_exact(8)
+        emb = Q.QuantizedEmbedding.from_float(table, 8)
+        assert torch.equal(emb(torch.arange(50)), Q.roundtrip(table, 8))
+    finally:
+        Q._kernel_is_exact.cache_clear()
 
 
 def test_int4_scales_outside_fp16_take_the_plain_layout(table):
