@@ -7,6 +7,11 @@ Part of the book's layer, not of the library: the library modules never import i
 - :class:`Rule` — how a claim is decided, declared *before* measuring: the quantity, the thresholds,
   the seeds, and the condition for each outcome, with a realistic example of the figures behind each
   outcome (``tests/test_rules.py`` drives every rule through every outcome it declares).
+- :class:`Literature` — what a literature verdict is decided from: :class:`Source` records (a paper's
+  finding, where it says so, the tags it supports or contradicts), the :class:`Search` that found them
+  and the strongest evidence against. A rule declares ``literature=`` and ``counted=`` (figure → tag);
+  :func:`judge` counts those figures from the sources and refuses them typed, and the rule's examples
+  are source sets (:func:`source_set`).
 - :func:`judge` — the only way to reach a :class:`Verdict`: the registered rule decides from the
   figures a check measured; the check writes the evidence for the outcome the rule gave.
 - :func:`show` — a chapter's claim box; it also glues the verdict and its figures and records the
