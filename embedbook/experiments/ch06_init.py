@@ -663,7 +663,9 @@ def check_c23(r: WarmupSweep) -> claims.Verdict:
     def evidence(v: str) -> str:
         head = (f"A new nn.Embedding has entry std {s0.default_std:.3f} over {s0.n_entries:,} entries; in a tied "
                 f"small LM that start gives an initial loss of {s0.loss0_default:.1f} nats (ln V = {s0.ln_v:.2f}; "
-                f"std 0.02: {s0.loss0_small:.2f}). Best validation loss without → with {r.warmup} warm-up steps, "
+                f"std 0.02: {s0.loss0_small:.2f}), and its first AdamW step (lr {s0.lr:g}, no warm-up) moves the table "
+                f"by {s0.step_default:.2%} of its size (std 0.02: {s0.step_small:.1%}; mean of {s0.n_seeds} seeds). "
+                f"Best validation loss without → with {r.warmup} warm-up steps, "
                 f"seeds {', '.join(str(s) for s in r.seeds)}: {per_lr} ")
         return head + {
             REFUTED: ("The default is not N(0, 1)." if abs(f["default_std"] - 1) > t["tolerance"] else
