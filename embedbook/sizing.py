@@ -360,9 +360,7 @@ def width_for(params: float, layers: int) -> float:
     """
     if isinstance(params, bool) or not isinstance(params, (int, float)) or not (math.isfinite(params) and params > 0):
         raise ValueError(f"params must be a finite positive number, got {params!r}")
-    if not isinstance(layers, int) or isinstance(layers, bool) or layers <= 0:
-        raise ValueError(f"layers must be a positive int, got {layers!r}")
-    return math.sqrt(params / (12 * layers))
+    return math.sqrt(params / (12 * _positive_int("layers", layers)))  # NumPy ints too, as everywhere here
 
 
 def head_dim(d: int, heads: int) -> int:

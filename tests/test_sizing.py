@@ -273,3 +273,9 @@ def test_c36_siblings_decide_and_both_other_countings_are_reported():
     # the same-width figures do not move the verdict
     r2 = ch03.run_multilingual(pairs=[("Gemma-2-9B", "Qwen2-7B")])
     assert ch03.check_c36(r2).verdict == v.verdict
+
+
+def test_width_for_takes_numpy_ints_like_the_other_sizing_functions():
+    assert sizing.width_for(1e6, np.int64(2)) == sizing.width_for(1e6, 2)  # was "must be a positive int, got np.int64(2)"
+    with pytest.raises(ValueError, match="layers must be an int"):
+        sizing.width_for(1e6, 2.0)
