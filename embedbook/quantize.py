@@ -29,7 +29,7 @@ import numpy as np
 import torch
 
 from embedbook.device import pick
-from embedbook.lookup import kernel_checks_range, validate_ids
+from embedbook.lookup import validate_ids
 
 __all__ = [
     "BITS", "QMAX", "SCHEMES", "QuantizedEmbedding", "QuantizedTable", "attention_linears", "dequantize",
@@ -447,6 +447,7 @@ class QuantizedEmbedding(torch.nn.Module):
             self.register_buffer("scales", q.scales)
         # an empty float tensor that .half() / .to(dtype) convert like a weight: its dtype is the output's
         self.register_buffer("_out", torch.empty(0, device=q.device), persistent=False)
+        self._dtype = torch.float32  # _out's dtype, kept where forward reads it fast; _apply updates it
         self._offsets = torch.arange(0)  # one bag per id for the fused kernel; grown on demand, not state
 
     @classmethod
@@ -474,7 +475,7 @@ class QuantizedEmbedding(torch.nn.Module):
     @property
     def dtype(self) -> torch.dtype:
         """The dtype of the rows a call returns (float32 unless converted with ``.half()`` etc.)."""
-        return self._out.dtype
+        return self._dtype
 
     @property
     def table(self) -> QuantizedTable:
@@ -503,6 +504,7 @@ class QuantizedEmbedding(torch.nn.Module):
         super()._apply(fn, recurse)
         if scales is not None:  # float32 scales are part of the stored table: .half() must not round them
             self._buffers["scales"] = scales.to(self._buffers["scales"].device)
+        self._dtype = self._out.dtype
         return self
 
     def _load_from_state_dict(self, state_dict, prefix, *args, **kwargs):
@@ -532,21 +534,28 @@ class QuantizedEmbedding(torch.nn.Module):
             TypeError: not a tensor, or not integers. ValueError: empty, or on another device than the
                 table. IndexError: an id out of range.
         """
-        stored = self._buffer()
+        stored = self._buffers["packed" if self.fused else "codes"]  # (no nn.Module.__getattr__: this runs per call)
         kernel = self.fused and stored.device.type == "cpu" and _HAS_FUSED and _kernel_is_exact(self.bits)
-        ids = validate_ids(ids, self.num_embeddings, values=not kernel)  # the fused kernel checks every id itself
-        if ids.device != stored.device:
-            raise ValueError(f"ids are on {ids.device} but the table is on {stored.device}; move one with .to(...)")
+        if not (kernel and type(ids) is torch.Tensor and ids.dtype == torch.int64 and ids.device == stored.device
+                and ids.numel()):  # the fast path's conditions, in as few steps as possible
+            ids = validate_ids(ids, self.num_embeddings, values=not kernel)  # the fused kernel checks every id itself
+            if ids.device != stored.device:
+                raise ValueError(f"ids are on {ids.device} but the table is on {stored.device}; move one with .to(...)")
         flat = ids.reshape(-1)
         n = flat.shape[0]
         if kernel:
-            if self._offsets.shape[0] < n:  # a bag of one row is that row
+            if self._offsets.shape[0] != n:  # a bag of one row is that row; kept for the next call of this size
                 self._offsets = torch.arange(n)
-            with kernel_checks_range(ids, self.num_embeddings):
-                out = _KERNELS[self.bits](stored, flat, self._offsets[:n], False, 0, False, None, None, False)
+            try:  # as lookup.kernel_checks_range, inline
+                out = _KERNELS[self.bits](stored, flat, self._offsets, False, 0, False, None, None, False)
+            except RuntimeError:
+                validate_ids(ids, self.num_embeddings)
+                raise
         else:
             out = self._plain_rows(flat)
-        return out.to(self.dtype).reshape(*ids.shape, self.embedding_dim)
+        if self._dtype != torch.float32:
+            out = out.to(self._dtype)
+        return out.view(*ids.shape, self.embedding_dim)
 
     def _plain_rows(self, flat: torch.Tensor) -> torch.Tensor:
         """Gather and dequantise with plain tensor operations (any device): float32 ``code * scale``."""
