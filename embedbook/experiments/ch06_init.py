@@ -530,7 +530,8 @@ def run_warmup(start: DefaultStart, vocab_size: int = 1000, d: int = 64, seeds: 
                device: str | torch.device = "cpu") -> WarmupSweep:
     """Train a tied TinyLM from each of :data:`WARMUP_INITS` with and without ``warmup`` steps of linear warm-up,
     at each of the two learning rates ``lrs``, on the whole Lee training split; every run stops on a plateau of the
-    whole validation split's loss (or at ``max_steps``) and keeps its best weights."""
+    whole validation split's loss (not before ``2 * warmup`` steps, with or without warm-up; or at ``max_steps``)
+    and keeps its best weights."""
     if len(lrs) != 2 or not warmup > 0:
         raise ValueError(f"run_warmup needs two learning rates and warmup > 0 steps, got lrs={lrs}, warmup={warmup}")
     vocab, train_ids, val_ids = lee(vocab_size)
@@ -546,9 +547,11 @@ def run_warmup(start: DefaultStart, vocab_size: int = 1000, d: int = 64, seeds: 
                     torch.manual_seed(s)
                     model = lm.TinyLM(lm.LMConfig(V, d_model=d, n_layers=1, context=context, tie=True, init=name,
                                                   dropout=0.0)).to(device)
+                    # the same stopping rule for both arms; it may not stop before twice the warm-up length
+                    # (a warmed-up model sits on the unigram plateau while its learning rate is still small)
                     h = lm.train(model, train_ids, val_ids, steps=max_steps, batch_size=batch_size, lr=lr,
                                  warmup=warmup if warm else 0, eval_every=eval_every, patience=patience,
-                                 min_delta=min_delta, seed=s, progress=False)
+                                 min_delta=min_delta, min_steps=min(2 * warmup, max_steps), seed=s, progress=False)
                     out.runs[name][lr][warm].append({"best_val": h.best_val_loss, "best_step": h.best_step,
                                                      "plateau": int(h.plateau)})
     return out
@@ -680,7 +683,10 @@ def check_c23(r: WarmupSweep) -> claims.Verdict:
 
     runs = [x for by_lr in r.runs.values() for arm_ in by_lr.values() for w in arm_.values() for x in w]
     strength = (f"{len(r.seeds)} seeds per arm; {sum(x['plateau'] for x in runs)} of {len(runs)} runs stopped at "
-                f"their validation plateau (cap {r.max_steps:,} steps); the "
+                f"their validation plateau (not before step {min(2 * r.warmup, r.max_steps):,}, cap {r.max_steps:,}); "
+                "the first full-size sweep let early stopping end two std-0.02 runs with warm-up at steps 60–80, on the "
+                "unigram plateau while their learning rate was still ramping up (the margin gate caught them), so the "
+                "stopping rule now waits for twice the warm-up length in every arm; the "
                 f"whole validation split ({r.val_tokens:,} tokens) scored; unigram model {r.unigram:.2f} nats. A "
                 "one-layer Pre-LN model with a tied head, two learning rates and one warm-up length. Context from the "
                 "literature, not deciding: " + "; ".join(f"{who}: {finding} ({where})"
