@@ -404,6 +404,46 @@ class Heads(Result):
         return {"divisible_share": self.n_divisible / self.n_configs}
 
 
+# A configuration-table literature record (C20, C27, C35, and C42 in chapter 07): each published configuration of
+# embedbook.sizing.MODELS is a source, its figures read from the model's paper or released config.json and its
+# tags computed from those figures. The list is the book's table, compiled for this chapter, not a fresh search.
+CONFIG_WHERE = "the paper's model table or the released config.json, as copied into embedbook.sizing.MODELS"
+CONFIG_SEARCH = claims.Search(
+    queries=("no new search: every row of the book's configuration table (embedbook.sizing.MODELS), compiled for "
+             "chapter 03 from each model's paper or released configuration",),
+    corpora=("embedbook.sizing.MODELS (each row cited)",), date="2026-12-01")
+
+
+def config_source(m: sizing.ModelConfig, finding: str, **holds: bool) -> claims.Source:
+    """Published configuration ``m`` as a source: ``finding`` (read off its figures), supporting each tag of
+    ``holds`` that is True and contradicting each that is False."""
+    return claims.Source(cite=m.source, finding=f"{m.name}: {finding}", where=CONFIG_WHERE,
+                         supports=tuple(t for t, h in holds.items() if h),
+                         contradicts=tuple(t for t, h in holds.items() if not h))
+
+
+DIVISIBLE, DECOUPLED = "d_divisible_by_heads", "heads_not_d_wide"  # C20's tags
+
+
+def heads_source(m: sizing.ModelConfig) -> claims.Source:
+    """C20: configuration ``m``'s width, heads and head width, and whether the heads split d."""
+    finding = (f"d = {m.d:,}, {m.heads} heads of {m.attention_width // m.heads} (together {m.attention_width:,}); "
+               f"d is {'' if m.d_divisible else 'not '}divisible by the head count")
+    return config_source(m, finding, **{DIVISIBLE: m.d_divisible, DECOUPLED: m.decoupled})
+
+
+C20_SOURCES = tuple(heads_source(m) for m in sizing.MODELS)
+C20_COUNTED = {"n_divisible": DIVISIBLE, "n_not_divisible": (DIVISIBLE, claims.CONTRADICTS), "n_decoupled": DECOUPLED}
+C20_LITERATURE = claims.Literature(
+    sources=C20_SOURCES, search=CONFIG_SEARCH,
+    strongest_against=(
+        "Every mainstream implementation (torch.nn.MultiheadAttention, Hugging Face's BERT and GPT-2 code) asserts "
+        "that d divides by the head count, and most configurations in the table obey it: for a reader of those "
+        "implementations divisibility is a requirement in practice, and the decoupled models (Gemma, Mistral NeMo, "
+        "DeepSeek-V3) each declare an explicit head_dim to escape it."),
+)
+
+
 def decoupled_attention(x: torch.Tensor, weights: dict[str, torch.Tensor], heads: int) -> torch.Tensor:
     """Self-attention whose ``heads`` heads together are ``W_q.shape[1]`` wide, whatever the width of ``x``."""
     n, width = x.shape[0], weights["q"].shape[1]
@@ -423,20 +463,22 @@ def run_heads(d: int = 100, heads: int = 3, head_width: int = 32) -> Heads:
     w = {k: torch.randn(d, heads * head_width, generator=gen) for k in "qkv"}
     w["o"] = torch.randn(heads * head_width, d, generator=gen)
     out = decoupled_attention(torch.randn(5, d, generator=gen), w, heads)
-    ms = sizing.MODELS
+    f = C20_LITERATURE.figures(C20_COUNTED)
     return Heads(torch_refuses=refuses, decoupled_runs=int(out.shape == (5, d)), decoupled_matrices=len(w),
-                 n_configs=len(ms), n_divisible=sum(m.d_divisible for m in ms),
-                 n_decoupled=sum(m.decoupled for m in ms), decoupled_names=[m.name for m in ms if m.decoupled])
+                 n_configs=f["n_divisible"] + f["n_not_divisible"], n_divisible=f["n_divisible"],
+                 n_decoupled=f["n_decoupled"], decoupled_names=[m.name for m in sizing.MODELS if m.decoupled])
 
 
 @claims.rule(
     "C20",
     basis=claims.LITERATURE,
-    quantity="the published configurations (sizing.MODELS): how many have d divisible by the head count, and how "
-    "many project Q, K and V to heads × d_head ≠ d; and whether an attention with such heads runs on the usual "
-    "four projection matrices",
-    inputs={"divisible_share": "share of configurations with d divisible by h",
-            "n_decoupled": "configurations with h·d_head ≠ d", "decoupled_runs": "1 if the hand-written attention runs"},
+    quantity="the published configurations (sizing.MODELS, each a source): how many have d divisible by the head "
+    "count, and how many project Q, K and V to heads × d_head ≠ d; and whether an attention with such heads runs on "
+    "the usual four projection matrices",
+    inputs={"n_divisible": "configurations with d divisible by h (counted from the sources)",
+            "n_not_divisible": "configurations with d not divisible by h (counted from the sources)",
+            "n_decoupled": "configurations with h·d_head ≠ d (counted from the sources)",
+            "decoupled_runs": "1 if the hand-written attention runs"},
     thresholds={"convention": 0.75},
     outcomes={
         REFUTED: "fewer than the share `convention` of the configurations have d divisible by h",
@@ -445,13 +487,18 @@ def run_heads(d: int = 100, heads: int = 3, head_width: int = 32) -> Heads:
         CONFIRMED: "every configuration has h·d_head = d",
     },
     examples={
-        REFUTED: {"divisible_share": 0.5, "n_decoupled": 8, "decoupled_runs": 1},
-        CORRECTED: {"divisible_share": 0.9, "n_decoupled": 4, "decoupled_runs": 1},
-        CONFIRMED: {"divisible_share": 1.0, "n_decoupled": 0, "decoupled_runs": 1},
+        REFUTED: claims.source_set(*(heads_source(sizing.model(n)) for n in ("GPT-3 XL", "GPT-3 13B", "GPT-3 Small")),
+                                   decoupled_runs=1),
+        CORRECTED: claims.source_set(*C20_SOURCES, decoupled_runs=1),
+        CONFIRMED: claims.source_set(*(s for s in C20_SOURCES if not s.bears(DECOUPLED)), decoupled_runs=1),
     },
+    literature=C20_LITERATURE,
+    counted=C20_COUNTED,
+    revised="the same conditions on the share and count typed from the configuration table; round 3 counts them "
+    "from the table's rows as sources; thresholds and conditions unchanged",
 )
 def _c20(f, t):
-    if f["divisible_share"] < t["convention"]:
+    if f["n_divisible"] / (f["n_divisible"] + f["n_not_divisible"]) < t["convention"]:
         return REFUTED
     return CORRECTED if f["n_decoupled"] >= 1 and f["decoupled_runs"] else CONFIRMED
 
@@ -480,10 +527,10 @@ def check_c20(r: Heads) -> claims.Verdict:
              REFUTED: "Divisibility is not even the usual choice.",
              CONFIRMED: ""}[v]
 
-    figures = {"divisible_share": r.n_divisible / r.n_configs, "n_decoupled": r.n_decoupled,
-               "decoupled_runs": r.decoupled_runs}
+    figures = {"divisible_share": r.n_divisible / r.n_configs, "decoupled_runs": r.decoupled_runs}
     return claims.judge("C20", figures, evidence,
-                        strength=f"{r.n_configs} published configurations (cited); one forward pass")
+                        strength=f"{r.n_configs} published configurations (cited), the book's table and not a census; "
+                        "one forward pass")
 
 
 # --- C27: vocabulary sizes --------------------------------------------------------------------------------
