@@ -556,30 +556,78 @@ class Vocabularies(Result):
     recent: list[str] = field(default_factory=list)
 
 
-def run_vocabularies(since: int = 2024) -> Vocabularies:
+C27_SINCE = 2024  # the article cites 2024 and 2025 work: models released from then on are its "current" ones
+CURRENT_IN, EARLIER_IN = "vocab_30k_100k_current", "vocab_30k_100k_earlier"  # C27's tags
+
+
+def vocab_source(m: sizing.ModelConfig, since: int = C27_SINCE) -> claims.Source:
+    """C27: decoder configuration ``m``'s vocabulary, and whether it lies in 30K–100K ids (a tag of the current
+    models if released from ``since`` on, else of the earlier ones)."""
+    inside = 30_000 <= m.vocab <= 100_000
+    return config_source(m, f"vocabulary {m.vocab:,} (vocab_size), released {m.year}; "
+                         f"{'inside' if inside else 'outside'} 30K–100K",
+                         **{CURRENT_IN if m.year >= since else EARLIER_IN: inside})
+
+
+def vocab_sources(since: int = C27_SINCE) -> tuple[claims.Source, ...]:
+    """C27's sources: every decoder language model of :data:`embedbook.sizing.MODELS`."""
+    return tuple(vocab_source(m, since) for m in sizing.MODELS if m.kind == "decoder")
+
+
+C27_COUNTED = {"n_current_in": CURRENT_IN, "n_current_out": (CURRENT_IN, claims.CONTRADICTS),
+               "n_earlier_in": EARLIER_IN, "n_earlier_out": (EARLIER_IN, claims.CONTRADICTS)}
+C27_LITERATURE = claims.Literature(
+    sources=vocab_sources(), search=CONFIG_SEARCH,
+    strongest_against=(
+        "The table holds one open-weights release per 2024 decoder family, the size nearest 7B; closed models "
+        "publish no configuration (GPT-4o's o200k tokenizer has about 200K ids, which would add to the models "
+        "above 100K), and the families that stayed in range (Mistral 7B v0.3, Phi-3, OLMo) are few, so another "
+        "sample of releases could move the share, though not above the range's upper end for the large families "
+        "(Llama 3, Qwen2, Gemma, DeepSeek-V3)."),
+)
+
+
+def _vocab_shares(f: dict) -> tuple[float, float, float, float]:
+    """C27's current share in range, its 95 % Wilson interval, and the earlier share, from the counts."""
+    n_cur = f["n_current_in"] + f["n_current_out"]
+    lo, hi = stats.wilson_interval(f["n_current_in"], n_cur)
+    return f["n_current_in"] / n_cur, lo, hi, f["n_earlier_in"] / (f["n_earlier_in"] + f["n_earlier_out"])
+
+
+def run_vocabularies(since: int = C27_SINCE) -> Vocabularies:
     """Share of the table's decoder models within 30K–100K ids, released from ``since`` on and before, with a 95 %
-    Wilson interval for the recent share (:func:`embedbook.stats.wilson_interval`)."""
-    dec = [m for m in sizing.MODELS if m.kind == "decoder"]
-    inside = lambda ms: sum(30_000 <= m.vocab <= 100_000 for m in ms)  # noqa: E731
-    recent, older = [m for m in dec if m.year >= since], [m for m in dec if m.year < since]
-    k = inside(recent)
-    lo, hi = stats.wilson_interval(k, len(recent))
-    return Vocabularies(n_recent=len(recent), n_older=len(older), n_recent_in_range=k, recent_in_range=k / len(recent),
+    Wilson interval for the recent share (:func:`embedbook.stats.wilson_interval`), counted from their sources
+    (:func:`vocab_sources`)."""
+    f = claims.tally(vocab_sources(since), C27_COUNTED)
+    share, lo, hi, older = _vocab_shares(f)
+    recent = [m for m in sizing.MODELS if m.kind == "decoder" and m.year >= since]
+    return Vocabularies(n_recent=len(recent), n_older=f["n_earlier_in"] + f["n_earlier_out"],
+                        n_recent_in_range=f["n_current_in"], recent_in_range=share,
                         n_recent_above=sum(m.vocab > 100_000 for m in recent),
-                        recent_ci_lo=lo, recent_ci_hi=hi, older_in_range=inside(older) / len(older),
+                        recent_ci_lo=lo, recent_ci_hi=hi, older_in_range=older,
                         recent_min=min(m.vocab for m in recent), recent_max=max(m.vocab for m in recent), since=since,
                         recent=[f"{m.name} {m.vocab:,}" for m in recent])
 
 
+def _c27_example(current: tuple[str, ...] = (), earlier: tuple[str, ...] = (), since: int = C27_SINCE):
+    """A source set for one of C27's outcomes: the named decoder models (all of them where none is named)."""
+    names = set(current) | set(earlier)
+    return claims.source_set(*(vocab_source(m, since) for m in sizing.MODELS
+                               if m.kind == "decoder" and (not names or m.name in names)))
+
+
+_EARLIER = tuple(m.name for m in sizing.MODELS if m.kind == "decoder" and m.year < C27_SINCE)
+
+
 @claims.rule(
     "C27",
-    quantity="the share of the decoder language models in the configuration table (each cited) whose vocabulary "
+    quantity="the share of the decoder language models in the configuration table (each a source) whose vocabulary "
     "lies in 30K–100K: those released in 2024 or later (the article cites 2024 and 2025 work, so these are its "
     "'current' models; the table holds one model per 2024 open-weights release of a decoder family, the size nearest "
     "7B), with a 95 % Wilson interval, and those released before",
-    inputs={"recent_in_range": "share of 2024+ models within 30K–100K",
-            "recent_ci_lo": "lower end of its 95 % interval", "recent_ci_hi": "upper end",
-            "older_in_range": "share of earlier ones"},
+    inputs={"n_current_in": "2024+ models within 30K–100K (counted from the sources)",
+            "n_current_out": "2024+ models outside it (counted)",
+            "n_earlier_in": "earlier models within it (counted)", "n_earlier_out": "earlier models outside it (counted)"},
     thresholds={"mainstream": 0.75, "majority": 0.5},
     outcomes={
         CONFIRMED: "at least `mainstream` of the current models lie in the range, and the interval's lower end is "
@@ -590,19 +638,27 @@ def run_vocabularies(since: int = 2024) -> Vocabularies:
         "in the range either",
         INCONCLUSIVE: "otherwise: the sample of current models is too small to tell",
     },
-    examples={
-        CONFIRMED: {"recent_in_range": 0.85, "recent_ci_lo": 0.6, "recent_ci_hi": 0.95, "older_in_range": 0.9},
-        CORRECTED: {"recent_in_range": 0.25, "recent_ci_lo": 0.09, "recent_ci_hi": 0.53, "older_in_range": 0.91},
-        REFUTED: {"recent_in_range": 0.2, "recent_ci_lo": 0.05, "recent_ci_hi": 0.5, "older_in_range": 0.4},
-        INCONCLUSIVE: {"recent_in_range": 0.75, "recent_ci_lo": 0.3, "recent_ci_hi": 0.95, "older_in_range": 0.9},
+    examples={  # the table as it stood at the end of 2023 (current = the 2023 releases); the table now; the current
+        # models against an earlier sample of BLOOM and GPT-3 only; four of the current models
+        CONFIRMED: _c27_example(earlier=tuple(m.name for m in sizing.MODELS if m.year <= 2023), since=2023),
+        CORRECTED: _c27_example(),
+        REFUTED: _c27_example(current=tuple(m.name for m in sizing.MODELS if m.year >= C27_SINCE),
+                              earlier=("BLOOM-7B1", "GPT-3 175B")),
+        INCONCLUSIVE: _c27_example(current=("Mistral-7B-v0.3", "Phi-3-mini", "OLMo-7B", "Llama-3.1-8B"),
+                                   earlier=_EARLIER),
     },
     basis=LITERATURE,
+    literature=C27_LITERATURE,
+    counted=C27_COUNTED,
+    revised="the point share over 4 hand-picked current models (0 of 4), revised after the first build's audit; "
+    "round 3 counts the shares from the table's rows as sources, thresholds and conditions unchanged",
 )
 def _c27(f, t):
-    if f["recent_in_range"] >= t["mainstream"] and f["recent_ci_lo"] > t["majority"]:
+    share, lo, hi, older = _vocab_shares(f)
+    if share >= t["mainstream"] and lo > t["majority"]:
         return CONFIRMED
-    if f["recent_ci_hi"] < t["mainstream"]:
-        return CORRECTED if f["older_in_range"] >= t["mainstream"] else REFUTED
+    if hi < t["mainstream"]:
+        return CORRECTED if older >= t["mainstream"] else REFUTED
     return INCONCLUSIVE
 
 
@@ -624,6 +680,9 @@ def check_c27(r: Vocabularies) -> claims.Verdict:
             INCONCLUSIVE: "Too few current models to tell whether the range still describes them.",
         }[v]
 
+    if r.since != C27_SINCE:
+        raise ValueError(f"C27 is decided on the models released from {C27_SINCE} on; run_vocabularies() with the "
+                         f"default since, not {r.since}")
     figures = {"recent_in_range": r.recent_in_range, "recent_ci_lo": r.recent_ci_lo, "recent_ci_hi": r.recent_ci_hi,
                "older_in_range": r.older_in_range}
     return claims.judge("C27", figures, evidence,
@@ -967,15 +1026,16 @@ HEADLINES = {
     },
     "C20": {
         CONFIRMED: "Every configuration splits d evenly over its heads.",
-        CORRECTED: "{divisible_share:.0%} of the configurations have d divisible by the head count, but "
-                   "{n_decoupled} use heads that together are not d wide: divisibility is a convention, not a "
-                   "requirement.",
+        CORRECTED: lambda f: (f"{f['n_divisible'] / (f['n_divisible'] + f['n_not_divisible']):.0%} of the "
+                              "configurations have d divisible by the head count, but "
+                              f"{f['n_decoupled']} use heads that together are not d wide: divisibility is a "
+                              "convention, not a requirement."),
         REFUTED: "Most configurations do not split d evenly over their heads.",
     },
     "C27": {
         CONFIRMED: "Current vocabularies still lie in 30K–100K.",
-        CORRECTED: "30K–100K described the models before 2024 ({older_in_range:.0%} of them in the table), not the "
-                   "current ones ({recent_in_range:.0%} of them, 95 % interval {recent_ci_lo:.0%}–{recent_ci_hi:.0%}).",
+        CORRECTED: lambda f: "30K–100K described the models before 2024 ({3:.0%} of them in the table), not the current "\
+                             "ones ({0:.0%} of them, 95 % interval {1:.0%}–{2:.0%}).".format(*_vocab_shares(f)),
         REFUTED: "30K–100K describes neither the current nor the earlier models.",
         INCONCLUSIVE: "Too few current models in the table to tell whether 30K–100K still describes them.",
     },
