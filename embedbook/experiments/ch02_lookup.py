@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 import torch
 import torch.nn.functional as F
 
-from embedbook import book, claims, lookup, timing
+from embedbook import book, claims, lookup, sizing, timing
 from embedbook.book import Result
 from embedbook.claims import CONFIRMED, CORRECTED, INCONCLUSIVE, REFUTED
 
@@ -284,6 +284,16 @@ class LookupImplementation:
     source: str  # key in references.bib
     where: str  # the function and argument
 
+    def as_source(self) -> claims.Source:
+        """This implementation as a :class:`claims.Source` for C04's rule (tags: :data:`ONE_HOT_PATH`,
+        :data:`ONE_HOT_DEFAULT`, each supported or contradicted)."""
+        holds = {ONE_HOT_PATH: self.offers_one_hot, ONE_HOT_DEFAULT: self.one_hot_by_default}
+        return claims.Source(self.source, f"{self.name}: {self.default}", self.where,
+                             supports=tuple(t for t, h in holds.items() if h),
+                             contradicts=tuple(t for t, h in holds.items() if not h))
+
+
+ONE_HOT_PATH, ONE_HOT_DEFAULT = "has_one_hot_matmul_path", "one_hot_matmul_by_default"  # C04's tags
 
 # fmt: off
 LOOKUP_SURVEY: list[LookupImplementation] = [
@@ -309,6 +319,24 @@ LOOKUP_SURVEY: list[LookupImplementation] = [
                          "vaswani2018tensor2tensor", "common_layers.gather: tf.matmul(tf.one_hot(ids, V), params)"),
 ]
 # fmt: on
+C04_SOURCES = tuple(impl.as_source() for impl in LOOKUP_SURVEY)
+C04_COUNTED = {"n_one_hot": ONE_HOT_PATH, "n_gather_only": (ONE_HOT_PATH, claims.CONTRADICTS),
+               "n_one_hot_default": ONE_HOT_DEFAULT}
+C04_LITERATURE = claims.Literature(
+    sources=C04_SOURCES,
+    search=claims.Search(
+        queries=("no new search for the list itself: the frameworks a reader is likely to meet, plus the reference "
+                 "implementations known to use one-hot lookups, each read in its own source code (compiled after "
+                 "the first build's audit)",
+                 "embedding lookup one_hot matmul TPU use_one_hot_embeddings"),
+        corpora=("each implementation's source code", "code"), date="2026-12-01"),
+    strongest_against=(
+        "The two implementations that take the one-hot matmul by default are Google's TPU reference code of 2018 "
+        "(BERT, tensor2tensor); the others offer it only as an option, and TensorFlow's own TPU embedding API "
+        "(tf.tpu.experimental.embedding.TPUEmbedding, found by the search) looks rows up in a dedicated engine, not "
+        "by a one-hot product. Read as 'what frameworks run unless told otherwise', the article's 'every framework "
+        "gathers' holds for every general-purpose framework listed."),
+)
 
 
 @dataclass
@@ -337,7 +365,8 @@ class OneHotMemory(Result):
 def run_one_hot_memory(n_tokens: int = 2048 * 8, vocab: int = 128256, dim: int = 4096) -> OneHotMemory:
     """Count the bytes of a batch of ``n_tokens`` as int64 ids, as fp32 one-hot rows and the fp32 table,
     profile which operators one forward pass of ``nn.Embedding`` runs (PyTorch's row of the survey is
-    this measurement), and count the one-hot paths in :data:`LOOKUP_SURVEY`."""
+    checked against its source below), and count the one-hot paths of :data:`LOOKUP_SURVEY` as sources
+    (:data:`C04_LITERATURE`)."""
     from torch.profiler import ProfilerActivity, profile
 
     emb = torch.nn.Embedding(1000, 16)
@@ -346,15 +375,10 @@ def run_one_hot_memory(n_tokens: int = 2048 * 8, vocab: int = 128256, dim: int =
         emb(ids)
     ops = sorted({e.key for e in prof.key_averages() if e.key.startswith("aten::")})
     matmul = any(op in ops for op in ("aten::mm", "aten::matmul", "aten::addmm", "aten::bmm", "aten::linear"))
-    survey = []
-    for s in LOOKUP_SURVEY:
-        if s.name.startswith("PyTorch"):  # measured, not typed
-            s = LookupImplementation(s.name, "one-hot matmul (measured)" if matmul else s.default, matmul, matmul,
-                                     s.source, s.where)
-        survey.append({"implementation": s.name, "default": s.default,
-                       "one-hot path": "yes" if s.offers_one_hot else "no",
-                       "one-hot by default": "yes" if s.one_hot_by_default else "no",
-                       "where": s.where, "source": s.source})
+    survey = [{"implementation": s.name, "default": s.default, "one-hot path": "yes" if s.offers_one_hot else "no",
+               "one-hot by default": "yes" if s.one_hot_by_default else "no", "where": s.where, "source": s.source}
+              for s in LOOKUP_SURVEY]
+    f = C04_LITERATURE.figures(C04_COUNTED)
     return OneHotMemory(
         n_tokens=n_tokens,
         vocab=vocab,
@@ -364,9 +388,9 @@ def run_one_hot_memory(n_tokens: int = 2048 * 8, vocab: int = 128256, dim: int =
         table_bytes=vocab * dim * 4,
         torch_ops=ops,
         torch_matmul=int(matmul),
-        n_surveyed=len(survey),
-        n_one_hot=sum(r["one-hot path"] == "yes" for r in survey),
-        n_one_hot_default=sum(r["one-hot by default"] == "yes" for r in survey),
+        n_surveyed=f["n_one_hot"] + f["n_gather_only"],
+        n_one_hot=f["n_one_hot"],
+        n_one_hot_default=f["n_one_hot_default"],
         survey=survey,
     )
 
@@ -375,11 +399,12 @@ def run_one_hot_memory(n_tokens: int = 2048 * 8, vocab: int = 128256, dim: int =
     "C04",
     basis=claims.LITERATURE,
     quantity="the bytes of a batch as fp32 one-hot rows against the same batch as int64 ids; and, over a cited "
-    "survey of frameworks and reference implementations (PyTorch's row measured with the profiler), how many have a "
-    "one-hot matmul path and how many take it by default on their main accelerator",
-    inputs={"one_hot_over_ids": "one-hot bytes / id bytes", "n_surveyed": "implementations surveyed",
-            "n_one_hot": "of them, with a one-hot matmul path",
-            "n_one_hot_default": "of them, taking it by default on their main accelerator"},
+    "survey of frameworks and reference implementations (each a source; PyTorch's row checked with the profiler), "
+    "how many have a one-hot matmul path and how many take it by default on their main accelerator",
+    inputs={"one_hot_over_ids": "one-hot bytes / id bytes",
+            "n_one_hot": "implementations with a one-hot matmul path (counted from the sources)",
+            "n_gather_only": "implementations without one (counted from the sources)",
+            "n_one_hot_default": "implementations taking it by default on their main accelerator (counted)"},
     thresholds={"waste_min": 100.0},
     outcomes={
         CONFIRMED: "one-hot rows take at least waste_min times the bytes of the ids and no surveyed implementation "
@@ -389,14 +414,19 @@ def run_one_hot_memory(n_tokens: int = 2048 * 8, vocab: int = 128256, dim: int =
         REFUTED: "one-hot rows take less than waste_min times the bytes of the ids, or more than half of the surveyed "
         "implementations take the one-hot matmul by default",
     },
-    examples={
-        CONFIRMED: {"one_hot_over_ids": 64128.0, "n_surveyed": 10, "n_one_hot": 0, "n_one_hot_default": 0},
-        CORRECTED: {"one_hot_over_ids": 64128.0, "n_surveyed": 10, "n_one_hot": 6, "n_one_hot_default": 2},
-        REFUTED: {"one_hot_over_ids": 8.0, "n_surveyed": 10, "n_one_hot": 0, "n_one_hot_default": 0},
+    examples={  # the general-purpose frameworks only; the survey; the survey with a 16-id vocabulary (8× the ids)
+        CONFIRMED: claims.source_set(*(s for s in C04_SOURCES if s.bears(ONE_HOT_PATH, claims.CONTRADICTS)),
+                                     one_hot_over_ids=64128.0),
+        CORRECTED: claims.source_set(*C04_SOURCES, one_hot_over_ids=64128.0),
+        REFUTED: claims.source_set(*C04_SOURCES, one_hot_over_ids=8.0),
     },
+    literature=C04_LITERATURE,
+    counted=C04_COUNTED,
+    revised="PyTorch alone measured, 'confirmed' unless nn.Embedding ran a matmul, revised after the first build's "
+    "audit; round 3 counts the survey from its rows as sources, thresholds and conditions unchanged",
 )
 def _c04(f, t):
-    if f["one_hot_over_ids"] < t["waste_min"] or f["n_one_hot_default"] > f["n_surveyed"] / 2:
+    if f["one_hot_over_ids"] < t["waste_min"] or f["n_one_hot_default"] > (f["n_one_hot"] + f["n_gather_only"]) / 2:
         return REFUTED
     return CORRECTED if f["n_one_hot"] else CONFIRMED
 
@@ -431,8 +461,11 @@ def check_c04(r: OneHotMemory) -> claims.Verdict:
             REFUTED: "The one-hot route is the rule here, not the exception, or it wastes little memory.",
         }[v]
 
-    figures = {"one_hot_over_ids": r.one_hot_bytes / r.ids_bytes, "n_surveyed": r.n_surveyed, "n_one_hot": r.n_one_hot,
-               "n_one_hot_default": r.n_one_hot_default}
+    torch_row = next(s for impl, s in zip(LOOKUP_SURVEY, C04_SOURCES) if impl.name.startswith("PyTorch"))
+    if bool(r.torch_matmul) != torch_row.bears(ONE_HOT_PATH):
+        raise ValueError(f"C04: the profiler saw nn.Embedding run {r.torch_ops}, which disagrees with the source list's "
+                         "PyTorch row; correct that row of ch02.LOOKUP_SURVEY (its default and one-hot flags)")
+    figures = {"one_hot_over_ids": r.one_hot_bytes / r.ids_bytes, "n_surveyed": r.n_surveyed}
     strength = (
         "byte counts are exact and PyTorch's operators are its own record; the other rows are read from each "
         "implementation's source (cited), a list of the frameworks a reader is likely to meet plus the reference "
@@ -456,7 +489,15 @@ class PositionScheme:
     source: str  # key in references.bib
     where: str  # where the source says so
 
+    def as_source(self) -> claims.Source:
+        """This scheme as a :class:`claims.Source` for C37's rule (tag :data:`ADDS_POSITION`)."""
+        added = "a position vector added to the token rows" if self.adds_vector else "nothing added to the token rows"
+        return claims.Source(self.source, f"{self.model}: {self.scheme}; {added}", self.where,
+                             supports=(ADDS_POSITION,) if self.adds_vector else (),
+                             contradicts=() if self.adds_vector else (ADDS_POSITION,))
 
+
+ADDS_POSITION = "adds_position_vector"  # C37's tag
 _LEARNED, _ROPE, _ALIBI = "learned absolute", "rotary (RoPE)", "ALiBi"
 # fmt: off
 POSITION_SCHEMES: list[PositionScheme] = [
@@ -490,6 +531,22 @@ POSITION_SCHEMES: list[PositionScheme] = [
     PositionScheme("Qwen2.5-7B", _ROPE, False, "qwen2024qwen25", "model architecture section: RoPE, as Qwen2"),
 ]
 # fmt: on
+C37_SOURCES = tuple(p.as_source() for p in POSITION_SCHEMES)
+C37_COUNTED = {"n_add": ADDS_POSITION, "n_not_add": (ADDS_POSITION, claims.CONTRADICTS)}
+C37_LITERATURE = claims.Literature(
+    sources=C37_SOURCES,
+    search=claims.Search(
+        queries=("no new search: the position scheme of every model in the book's configuration table "
+                 "(embedbook.sizing.MODELS, compiled for chapter 03), each read in its paper or released "
+                 "configuration",),
+        corpora=("the models' papers and released configurations",), date="2026-12-01"),
+    strongest_against=(
+        "The table is not a sample chosen for this claim, but its mix decides the share: it holds eleven BERT- and "
+        "GPT-2/3-style models, which all add a learned position vector, and one model per 2024 decoder family, "
+        "all rotary. And 加进去 ('added in') can be read loosely: a rotary or ALiBi model also brings position in "
+        "from outside the table, only inside attention rather than onto the token rows; under that reading every "
+        "model listed fits the article."),
+)
 
 
 def rotary(x: torch.Tensor, pos: int | torch.Tensor, base: float = 10000.0) -> torch.Tensor:
@@ -570,6 +627,7 @@ def run_positions(tokenizer, model, word: str = "dog", seed: int = 0) -> Positio
              "added to the token rows": "yes" if s.adds_vector else "no", "source": s.source, "where": s.where}
             for s in POSITION_SCHEMES if s.model in known]
     recent = [r for r in rows if r["year"] >= 2022]
+    counts = C37_LITERATURE.figures(C37_COUNTED)
     return Positions(
         word=word,
         word_id=wid,
@@ -586,8 +644,8 @@ def run_positions(tokenizer, model, word: str = "dog", seed: int = 0) -> Positio
         rope_input_same=int(torch.equal(x[0, pos_a], x[1, pos_b])),
         rope_offset_only=int(torch.allclose(near, far, rtol=1e-9, atol=1e-9)),
         rope_offset_matters=int(not torch.allclose(near, other)),
-        n_models=len(rows),
-        n_add=sum(r["added to the token rows"] == "yes" for r in rows),
+        n_models=counts["n_add"] + counts["n_not_add"],
+        n_add=counts["n_add"],
         n_rotary=sum(r["positions"] == _ROPE for r in rows),
         n_alibi=sum(r["positions"] == _ALIBI for r in rows),
         n_recent=len(recent),
@@ -596,15 +654,20 @@ def run_positions(tokenizer, model, word: str = "dog", seed: int = 0) -> Positio
     )
 
 
+_C37_BEFORE_2023 = tuple(s for p, s in zip(POSITION_SCHEMES, C37_SOURCES) if sizing.model(p.model).year < 2023)
+_C37_FLAGS = {"same_row": 1, "layer0_differs": 1, "separate_table": 1, "constant_width": 1}
+
+
 @claims.rule(
     "C37",
     basis=claims.LITERATURE,
     quantity="in MiniLM (a BERT): whether one word at two positions gets the identical row of the word table but "
     "different layer-0 vectors, whether the position table is a separate parameter, and whether every layer keeps "
     "the width; and, over every model of the book's configuration table (sizing.MODELS, compiled for chapter 03), "
-    "the share that add a position vector to the token rows (a cited table of position schemes)",
+    "the share that add a position vector to the token rows (each model's position scheme a cited source)",
     inputs={"same_row": "1/0", "layer0_differs": "1/0", "separate_table": "1/0", "constant_width": "1/0",
-            "n_models": "models in the table", "n_add": "of them, models that add a position vector"},
+            "n_add": "models that add a position vector (counted from the sources)",
+            "n_not_add": "models that do not (counted from the sources)"},
     thresholds={"most": 0.8},
     outcomes={
         CONFIRMED: "all four MiniLM facts hold and at least the share `most` of the models add a position vector",
@@ -613,20 +676,21 @@ def run_positions(tokenizer, model, word: str = "dog", seed: int = 0) -> Positio
         REFUTED: "any MiniLM fact fails (position is in the table, or nothing is added), or no model adds a position "
         "vector",
     },
-    examples={
-        CONFIRMED: {"same_row": 1, "layer0_differs": 1, "separate_table": 1, "constant_width": 1, "n_models": 20,
-                    "n_add": 18},
-        CORRECTED: {"same_row": 1, "layer0_differs": 1, "separate_table": 1, "constant_width": 1, "n_models": 20,
-                    "n_add": 11},
-        REFUTED: {"same_row": 1, "layer0_differs": 0, "separate_table": 1, "constant_width": 1, "n_models": 20,
-                  "n_add": 11},
+    examples={  # the table's models released before 2023; the whole table; the whole table, layer 0 unchanged
+        CONFIRMED: claims.source_set(*_C37_BEFORE_2023, **_C37_FLAGS),
+        CORRECTED: claims.source_set(*C37_SOURCES, **_C37_FLAGS),
+        REFUTED: claims.source_set(*C37_SOURCES, **{**_C37_FLAGS, "layer0_differs": 0}),
     },
+    literature=C37_LITERATURE,
+    counted=C37_COUNTED,
+    revised="confirmed or refuted on MiniLM's four structural flags alone, revised after the first build's audit; "
+    "round 3 counts the position schemes from the table's rows as sources, thresholds and conditions unchanged",
 )
 def _c37(f, t):
     flags = all(f[k] for k in ("same_row", "layer0_differs", "separate_table", "constant_width"))
     if not flags or f["n_add"] == 0:
         return REFUTED
-    return CONFIRMED if f["n_add"] >= t["most"] * f["n_models"] else CORRECTED
+    return CONFIRMED if f["n_add"] >= t["most"] * (f["n_add"] + f["n_not_add"]) else CORRECTED
 
 
 @claims.check("C37")
@@ -664,7 +728,7 @@ def check_c37(r: Positions) -> claims.Verdict:
         }[v]
 
     figures = {k: getattr(r, k) for k in ("same_row", "layer0_differs", "separate_table", "constant_width",
-                                          "n_models", "n_add")}
+                                          "n_models")}
     strength = (
         "MiniLM's facts are read off the real model's parameters and one forward pass; the position schemes are "
         "cited facts for every model in the book's configuration table, a list compiled for chapter 03 and not "
@@ -725,17 +789,19 @@ HEADLINES = {
     "C04": {
         CONFIRMED: "One-hot rows would take {one_hot_over_ids:,.0f}× the bytes of the ids, and every surveyed framework "
                    "gathers rows instead.",
-        CORRECTED: "One-hot rows would take {one_hot_over_ids:,.0f}× the bytes of the ids, and most frameworks gather; "
-                   "but {n_one_hot} of the {n_surveyed} surveyed implementations have a one-hot matmul path, the "
-                   "TPU's route ({n_one_hot_default} take it there by default).",
+        CORRECTED: lambda f: (f"One-hot rows would take {f['one_hot_over_ids']:,.0f}× the bytes of the ids, and most "
+                              f"frameworks gather; but {f['n_one_hot']} of the {f['n_one_hot'] + f['n_gather_only']} "
+                              "surveyed implementations have a one-hot matmul path, the TPU's route "
+                              f"({f['n_one_hot_default']} take it there by default)."),
         REFUTED: "The one-hot route was not the memory waste, or not the exception, that the article says.",
     },
     "C37": {
-        CONFIRMED: "Positions stay out of the word table and are added after the lookup in {n_add} of {n_models} "
-                   "listed models; every later layer keeps the width.",
-        CORRECTED: "Positions stay out of the word table, but only {n_add} of the {n_models} listed models add them "
-                   "after the lookup (the BERT and GPT-2/3 families); rotary and ALiBi models put position into "
-                   "attention instead. Every later layer keeps the width.",
+        CONFIRMED: lambda f: (f"Positions stay out of the word table and are added after the lookup in {f['n_add']} "
+                              f"of {f['n_add'] + f['n_not_add']} listed models; every later layer keeps the width."),
+        CORRECTED: lambda f: (f"Positions stay out of the word table, but only {f['n_add']} of the "
+                              f"{f['n_add'] + f['n_not_add']} listed models add them after the lookup (the BERT and "
+                              "GPT-2/3 families); rotary and ALiBi models put position into attention instead. Every "
+                              "later layer keeps the width."),
         REFUTED: "Positions were not kept apart from the word table and added in, as the article says.",
     },
 }
@@ -743,7 +809,8 @@ HEADLINES = {
 
 def headline(v: claims.Verdict) -> str:
     """The summary sentence for verdict ``v``: the one its outcome selects, filled in with its figures."""
-    return HEADLINES[v.claim_id][v.verdict].format(**v.figures)
+    entry = HEADLINES[v.claim_id][v.verdict]
+    return entry(v.figures) if callable(entry) else entry.format(**v.figures)
 
 
 def glue_headlines(verdicts: list[claims.Verdict]) -> None:
