@@ -269,6 +269,13 @@ class Bandwidth:
     note: str  # a caveat when the sizes make the copy a poor reference, else ""
 
 
+def _refuse_above_limit(need: int, what: str, fix: str) -> None:
+    """A benchmark's buffers must fit :data:`MAX_BANDWIDTH_BYTES`: refuse before allocating, naming the sizes."""
+    if need > MAX_BANDWIDTH_BYTES:
+        raise ValueError(f"{what} need about {need / 2**30:,.1f} GiB, above the limit of "
+                         f"{MAX_BANDWIDTH_BYTES / 2**30:.0f} GiB; {fix}")
+
+
 def _positive_int(name: str, value: object) -> int:
     if not isinstance(value, int) or isinstance(value, bool) or value <= 0:
         raise ValueError(f"{name} must be a positive int, got {value!r}")
@@ -306,10 +313,8 @@ def bandwidth(
         _positive_int(name, value)
     # the table, the ids, the source and destination and up to three outputs alive at once
     need = 4 * vocab_size * d + 8 * n_tokens + 5 * 4 * n_tokens * d
-    if need > MAX_BANDWIDTH_BYTES:
-        raise ValueError(f"n_tokens={n_tokens:,}, d={d:,}, vocab_size={vocab_size:,} need about {need / 2**30:,.1f} GiB, "
-                         f"above the limit of {MAX_BANDWIDTH_BYTES / 2**30:.0f} GiB; use smaller sizes (a few hundred "
-                         "MiB per buffer already measures memory bandwidth)")
+    _refuse_above_limit(need, f"n_tokens={n_tokens:,}, d={d:,}, vocab_size={vocab_size:,}",
+                        "use smaller sizes (a few hundred MiB per buffer already measures memory bandwidth)")
     dev = pick(device)
     gen = torch.Generator().manual_seed(seed)
     table = torch.randn(vocab_size, d, generator=gen).to(dev)
@@ -413,10 +418,7 @@ def speed_ratios(
     if d % 2:
         raise ValueError(f"d must be even (INT4 packs two values a byte), got {d}")
     need = 4 * vocab_size * d * 3 // 2 + 8 * 4 * max(sizes) * d  # the table, its codes, the outputs alive at once
-    if need > MAX_BANDWIDTH_BYTES:
-        raise ValueError(f"sizes up to {max(sizes):,}, d={d:,}, vocab_size={vocab_size:,} need about "
-                         f"{need / 2**30:,.1f} GiB, above the limit of {MAX_BANDWIDTH_BYTES / 2**30:.0f} GiB; "
-                         "use smaller sizes")
+    _refuse_above_limit(need, f"sizes up to {max(sizes):,}, d={d:,}, vocab_size={vocab_size:,}", "use smaller sizes")
     dev = pick(device)
     gen = torch.Generator().manual_seed(seed)
     table = torch.randn(vocab_size, d, generator=gen).to(dev)
