@@ -121,12 +121,18 @@ def test_widths_from_the_configs():
     ([30, 64, 1024, 20000, 50, 20, 30, 12288, 4096, 8192], claims.REFUTED),
     ([768, 1024], claims.INCONCLUSIVE),
 ])
-def test_c42_rule_reaches_each_outcome(dims, want):
-    rows = [(f"m{i}", d, "key") for i, d in enumerate(dims)]
-    inside = sum(100 <= d < 10_000 for d in dims)
-    w = ch07.Widths(rows=rows, lo=100, hi=10_000, n_models=len(rows), n_in_range=inside,
-                    share_in_range=inside / len(rows), minilm_d=384)
-    assert ch07.check_c42(w).verdict == want
+def test_c42_rule_counts_widths_as_sources(dims, want):
+    sources = [ch07.width_source(f"m{i}", d, "pennington2014glove", "example") for i, d in enumerate(dims)]
+    assert claims.rule_of("C42")(claims.tally(sources, ch07.C42_COUNTED)) == want
+
+
+def test_c42_refuses_widths_that_are_not_its_sources():
+    w = ch07.run_widths()
+    w.rows = [*w.rows[:-1], ("a typed width", 20, "key")]
+    with pytest.raises(ValueError, match="not the rule's sources"):
+        ch07.check_c42(w)
+    with pytest.raises(ValueError, match="range"):
+        ch07.check_c42(ch07.run_widths(lo=10))
 
 
 def test_summary_has_a_line_for_every_declared_outcome():

@@ -12,6 +12,7 @@ import torch
 from torch.utils.flop_counter import FlopCounterMode
 
 from embedbook import claims, data, lm, sizing, stats, timing
+from embedbook.experiments import ch03_sizing as ch03
 from embedbook.book import Result
 from embedbook.claims import CONFIRMED, CORRECTED, INCONCLUSIVE, REFUTED
 
@@ -500,9 +501,46 @@ class Widths(Result):
         return [r for r in self.rows if not self.lo <= r[1] < self.hi]
 
 
-def run_widths(lo: int = 100, hi: int = 10_000) -> Widths:
+C42_LO, C42_HI = 100, 10_000  # 几百到几千: hundreds to thousands
+WIDTH_IN = "width_hundreds_to_thousands"  # C42's tag
+VECTOR_WHERE = "the released vector files' width (e.g. glove.6B.300d: 300 numbers a row)"
+
+
+def width_source(name: str, d: int, cite: str, where: str) -> claims.Source:
+    """C42: a published width ``d`` and whether it lies in [:data:`C42_LO`, :data:`C42_HI`)."""
+    inside = C42_LO <= d < C42_HI
+    return claims.Source(cite, f"{name}: d = {d:,}", where, supports=(WIDTH_IN,) if inside else (),
+                         contradicts=() if inside else (WIDTH_IN,))
+
+
+C42_WIDTHS = ([(m.name, m.d, m.source, ch03.CONFIG_WHERE) for m in sizing.MODELS]
+              + [(name, d, cite, VECTOR_WHERE) for name, d, cite in STATIC_VECTORS])  # (name, d, bib key, where)
+C42_SOURCES = tuple(width_source(*w) for w in C42_WIDTHS)
+C42_COUNTED = {"n_in": WIDTH_IN, "n_out": (WIDTH_IN, claims.CONTRADICTS)}
+C42_LITERATURE = claims.Literature(
+    sources=C42_SOURCES,
+    search=claims.Search(
+        queries=("no new search: every model of the book's configuration table (embedbook.sizing.MODELS, compiled "
+                 "for chapter 03) and the common static vector sets (word2vec, GloVe 6B)",),
+        corpora=("embedbook.sizing.MODELS (each row cited)", "the vector sets' releases"), date="2026-12-01"),
+    strongest_against=(
+        "The list is the book's table, not a census, and 'common' counts each model once however much it is used. "
+        "Widths outside the range exist on both sides and are mostly not in it: the widest dense models (PaLM 540B, "
+        "d = 18,432; Gopher 280B, d = 16,384) and the small vector sets (GloVe's Twitter vectors of 25 and 50)."),
+)
+# real widths outside the book's table, for the rule's examples
+_PALM = width_source("PaLM 540B", 18432, "chowdhery2022palm", "Table 1, model architecture (d_model)")
+_GOPHER = width_source("Gopher 280B", 16384, "rae2021gopher", "Table 1, model architecture (d_model)")
+_TWITTER = tuple(width_source(f"GloVe Twitter 27B {d}d", d, "pennington2014glove", VECTOR_WHERE) for d in (25, 50))
+
+
+def _c42_named(*names: str) -> tuple[claims.Source, ...]:
+    return tuple(width_source(*w) for w in C42_WIDTHS if w[0] in names)
+
+
+def run_widths(lo: int = C42_LO, hi: int = C42_HI) -> Widths:
     """Collect the widths of :data:`embedbook.sizing.MODELS`, the static vector sets and the installed
-    MiniLM, and count how many lie in ``[lo, hi)``."""
+    MiniLM, and count how many lie in ``[lo, hi)`` (the default range is C42's, counted from its sources)."""
     cfg = json.loads((data.minilm_path() / "config.json").read_text(encoding="utf-8"))
     minilm_d = int(cfg["hidden_size"])
     rows = [(m.name, m.d, m.source) for m in sizing.MODELS if not m.name.startswith("MiniLM")]
@@ -516,9 +554,11 @@ def run_widths(lo: int = 100, hi: int = 10_000) -> Widths:
 @claims.rule(
     "C42",
     basis=claims.LITERATURE,
-    quantity="the share of published model and word-vector widths that lie between a hundred and ten thousand "
-    "(几百到几千: hundreds to thousands)",
-    inputs={"share_in_range": "widths in [100, 10,000) / all widths listed", "n_models": "widths listed"},
+    quantity="the share of published model and word-vector widths (each a source: the book's configuration table "
+    "and the common static vector sets) that lie between a hundred and ten thousand (几百到几千: hundreds to "
+    "thousands)",
+    inputs={"n_in": "widths in [100, 10,000) (counted from the sources)",
+            "n_out": "widths outside it (counted from the sources)"},
     thresholds={"bulk": 0.8, "majority": 0.5, "n_min": 10},
     outcomes={
         CONFIRMED: "at least bulk of the listed widths lie in the range",
@@ -526,24 +566,38 @@ def run_widths(lo: int = 100, hi: int = 10_000) -> Widths:
         REFUTED: "less than a majority lie in it",
         INCONCLUSIVE: "fewer than n_min widths are listed",
     },
-    examples={
-        CONFIRMED: {"share_in_range": 0.9, "n_models": 21},
-        CORRECTED: {"share_in_range": 0.6, "n_models": 21},
-        REFUTED: {"share_in_range": 0.3, "n_models": 21},
-        INCONCLUSIVE: {"share_in_range": 1.0, "n_models": 4},
+    examples={  # the list; a list weighted to the widest models and the smallest vector sets; more so; four widths
+        CONFIRMED: claims.source_set(*C42_SOURCES),
+        CORRECTED: claims.source_set(*_c42_named("BERT-base", "GPT-2 small", "LLaMA-7B", "Llama-2-70B",
+                                                 "word2vec GoogleNews", "GloVe 6B 300d", "GloVe 6B 50d (the book's "
+                                                 "vectors)", "GPT-3 175B"), _PALM, _GOPHER),
+        REFUTED: claims.source_set(*_c42_named("BERT-base", "LLaMA-7B", "word2vec GoogleNews", "GloVe 6B 300d",
+                                               "GloVe 6B 50d (the book's vectors)", "GPT-3 175B"), *_TWITTER, _PALM,
+                                   _GOPHER),
+        INCONCLUSIVE: claims.source_set(*_c42_named("BERT-base", "GPT-2 small", "LLaMA-7B", "GloVe 6B 300d")),
     },
+    literature=C42_LITERATURE,
+    counted=C42_COUNTED,
+    revised="the same conditions on a share typed from the widths collected; round 3 counts the widths from "
+    "their sources, thresholds and conditions unchanged",
 )
 def _c42(f, t):
-    if f["n_models"] < t["n_min"]:
+    n = f["n_in"] + f["n_out"]
+    if n < t["n_min"]:
         return INCONCLUSIVE
-    if f["share_in_range"] >= t["bulk"]:
+    share = f["n_in"] / n
+    if share >= t["bulk"]:
         return CONFIRMED
-    return CORRECTED if f["share_in_range"] >= t["majority"] else REFUTED
+    return CORRECTED if share >= t["majority"] else REFUTED
 
 
 @claims.check("C42")
 def check_c42(r: Widths) -> claims.Verdict:
-    """Settle C42 from :func:`run_widths`."""
+    """Settle C42 from :func:`run_widths`: the rule counts its sources (:data:`C42_LITERATURE`); ``r`` must list the
+    same widths, with MiniLM's read from its installed config."""
+    if (r.lo, r.hi) != (C42_LO, C42_HI) or sorted(d for _, d, _ in r.rows) != sorted(w[1] for w in C42_WIDTHS):
+        raise ValueError("C42: the widths measured are not the rule's sources (or not its range); run_widths() with "
+                         "the default range, and keep sizing.MODELS, STATIC_VECTORS and the installed MiniLM agreeing")
     out = r.outside()
     ds = [d for _, d, _ in r.rows]
 
@@ -562,9 +616,9 @@ def check_c42(r: Widths) -> claims.Verdict:
         }[v]
 
     return claims.judge("C42", {"share_in_range": r.share_in_range, "n_models": r.n_models}, evidence,
-                        strength="published configurations (MiniLM's width read from its installed config file); "
-                        "the list is the book's table of models plus the common static vector sets, not a survey of "
-                        "every model")
+                        strength="published configurations and vector sets, each cited (MiniLM's width checked "
+                        "against its installed config file); the list is the book's table of models plus the common "
+                        "static vector sets, not a survey of every model")
 
 
 # --- the chapter's summary: one line per claim and outcome, chosen by the verdict ----------------------------
