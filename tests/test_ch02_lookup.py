@@ -47,6 +47,15 @@ def test_one_hot_survey_counts():
     assert r.torch_matmul == 0 and r.n_surveyed == len(ch02.LOOKUP_SURVEY)
     assert r.n_one_hot == sum(s.offers_one_hot for s in ch02.LOOKUP_SURVEY)
     assert ch02.check_c04(r).verdict == claims.CORRECTED
+    assert r.n_one_hot_default == claims.rule_of("C04").literature.count(ch02.ONE_HOT_DEFAULT)  # counted, not typed
+
+
+def test_c04_refuses_a_profile_that_disagrees_with_its_pytorch_source():
+    import dataclasses
+
+    r = ch02.run_one_hot_memory(n_tokens=64, vocab=1000, dim=8)
+    with pytest.raises(ValueError, match="PyTorch row"):
+        ch02.check_c04(dataclasses.replace(r, torch_ops=["aten::mm"], torch_matmul=1))
 
 
 def test_huge_pages_run_gives_a_bandwidth_from_a_fresh_process():
