@@ -439,7 +439,7 @@ C20_LITERATURE = claims.Literature(
     strongest_against=(
         "Every mainstream implementation (torch.nn.MultiheadAttention, Hugging Face's BERT and GPT-2 code) asserts "
         "that d divides by the head count, and most configurations in the table obey it: for a reader of those "
-        "implementations divisibility is a requirement in practice, and the decoupled models (Gemma, Mistral NeMo, "
+        "implementations divisibility is a requirement in practice, and the decoupled 2024 models (Gemma, Mistral NeMo, "
         "DeepSeek-V3) each declare an explicit head_dim to escape it."),
 )
 
