@@ -95,6 +95,9 @@ def _bench(args) -> int:
         os.environ["THP_MEM_ALLOC_ENABLE"] = "1" if args.huge_pages else "0"
     from embedbook import lookup
 
+    if args.dim % 2 and not args.bandwidth_only:
+        raise ValueError(f"--dim must be even for the speed ratios (INT4 packs two values a byte), got {args.dim}; "
+                         "pass an even --dim, or --bandwidth-only")
     speeds = [] if args.bandwidth_only else lookup.speed_ratios(tuple(args.sizes), args.dim, args.vocab,
                                                                  reps=args.reps, device=args.device)
     r = lookup.bandwidth(args.tokens, args.dim, args.vocab, reps=args.reps, device=args.device)
@@ -119,7 +122,7 @@ def _print_speeds(speeds, reps: int) -> None:
 
     first = speeds[0]
     print(f"Speed against F.embedding on a {first.vocab_size:,} × {first.dim} fp32 table ({first.device}, "
-          f"{first.threads} thread{'s' if first.threads > 1 else ''}, timed in turn, best of {reps}; above 1× is faster):")
+          f"{first.threads} thread{'s' if first.threads > 1 else ''}, timed in turn, median of {reps} rounds' ratios; above 1× is faster):")
     print(f"  {'tokens':<46}" + "".join(f"{s.n_tokens:>10,}" for s in speeds))
     print(f"  {'F.embedding, fp32 (ms): the reference':<46}" + "".join(f"{s.fp32_ms:>10.3f}" for s in speeds))
     for key, words in SPEED_NAMES.items():
@@ -162,7 +165,7 @@ def main(argv: list[str] | None = None) -> int:
                        help="measure only the bandwidth against a memory copy, not the speed ratios")
     bench.add_argument("--dim", type=_positive, default=1024, help="embedding width d (default 1,024)")
     bench.add_argument("--vocab", type=_positive, default=50000, help="rows in the table (default 50,000)")
-    bench.add_argument("--reps", type=_positive, default=10, help="timed repetitions, best kept (default 10)")
+    bench.add_argument("--reps", type=_positive, default=10, help="timed rounds: the speed ratios keep the median round, the bandwidth the best (default 10)")
     bench.add_argument("--device", default=None, help="cpu, cuda, mps (default: the best available)")
     bench.add_argument("--json", action="store_true", help="print the measurement as JSON")
     bench.add_argument("--huge-pages", dest="huge_pages", action=argparse.BooleanOptionalAction, default=None,

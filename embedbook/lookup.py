@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import statistics
 import tempfile
 from dataclasses import dataclass
 from typing import Iterator
@@ -251,6 +252,23 @@ class Lookup:
         if t.requires_grad and torch.is_grad_enabled():
             raise RuntimeError("out= cannot record gradients, and this table requires them: call without out=, "
                                "or inside torch.no_grad()")
+        if _overlap(out, t):
+            raise ValueError("out shares memory with the table (a view or slice of it): gathering into it would "
+                             "overwrite rows while they are read; pass a separate buffer, e.g. "
+                             f"torch.empty({shape}, dtype={t.dtype}, device='{t.device}')")
+
+
+def _overlap(a: torch.Tensor, b: torch.Tensor) -> bool:
+    """Whether the bytes ``a`` spans and those ``b`` spans share any memory (same storage, ranges intersect)."""
+    if a.untyped_storage().data_ptr() != b.untyped_storage().data_ptr():
+        return False
+
+    def span(x: torch.Tensor) -> tuple[int, int]:
+        extent = 1 + sum((n - 1) * abs(st) for n, st in zip(x.shape, x.stride()))
+        return x.data_ptr(), x.data_ptr() + extent * x.element_size()
+
+    (a0, a1), (b0, b1) = span(a), span(b)
+    return a0 < b1 and b0 < a1
 
 
 @dataclass(frozen=True)
@@ -269,6 +287,10 @@ class Bandwidth:
     note: str  # a caveat when the sizes make the copy a poor reference, else ""
 
 
+#: Below this many bytes a CPU buffer or table may sit in the caches, and a bandwidth figure says little.
+_CACHE_BYTES = 8 * 2**20
+
+
 def _refuse_above_limit(need: int, what: str, fix: str) -> None:
     """A benchmark's buffers must fit :data:`MAX_BANDWIDTH_BYTES`: refuse before allocating, naming the sizes."""
     if need > MAX_BANDWIDTH_BYTES:
@@ -280,6 +302,25 @@ def _positive_int(name: str, value: object) -> int:
     if not isinstance(value, int) or isinstance(value, bool) or value <= 0:
         raise ValueError(f"{name} must be a positive int, got {value!r}")
     return value
+
+
+def _cache_note(dev: torch.device, buffer_bytes: int, table_bytes: int) -> str:
+    """The caveat of :func:`bandwidth` when its buffers or its table are small enough to stay in the CPU's caches."""
+    notes = []
+    if dev.type == "cpu" and buffer_bytes < _CACHE_BYTES:
+        notes.append(
+            f"each buffer is {buffer_bytes / 2**20:.1f} MiB, small enough to stay in the CPU's caches: the copy and the "
+            f"lookup measure cache speed and call overhead, not memory bandwidth; use at least {_CACHE_BYTES // 2**20} "
+            "MiB per buffer"
+        )
+    if dev.type == "cpu" and table_bytes < _CACHE_BYTES:
+        notes.append(
+            f"the table is {table_bytes / 2**20:.2f} MiB, small enough to stay in the CPU's caches: the lookup reads "
+            "its rows from cache while the copy reads its source from memory, so the lookup can pass 100% of the "
+            f"copy; use a table of at least {_CACHE_BYTES // 2**20} MiB (vocab_size × d × 4 bytes) to compare memory "
+            "traffic"
+        )
+    return "; ".join(notes)
 
 
 def bandwidth(
@@ -337,12 +378,6 @@ def bandwidth(
     if not torch.equal(lookup(ids, out=buffer), F.embedding(ids, table)):
         raise AssertionError("Lookup and F.embedding disagree")
     moved = 2 * n_tokens * d * table.element_size()
-    note = ""
-    if dev.type == "cpu" and moved / 2 < 8 * 2**20:
-        note = (
-            f"each buffer is {moved / 2 / 2**20:.1f} MiB, small enough to stay in the CPU's caches: the copy and the "
-            "lookup measure cache speed and call overhead, not memory bandwidth; use at least 8 MiB per buffer"
-        )
     return Bandwidth(
         device=dev.type,
         n_tokens=n_tokens,
@@ -353,7 +388,7 @@ def bandwidth(
         ours_fraction=t["copy"].best / t["ours"].best,
         fresh_output_share=t["fresh"].best / t["plain"].best,
         threads=torch.get_num_threads(),
-        note=note,
+        note=_cache_note(dev, moved // 2, table.numel() * table.element_size()),
     )
 
 
@@ -366,8 +401,8 @@ class SpeedRatios:
     dim: int
     vocab_size: int
     threads: int
-    fp32_ms: float  # F.embedding's best time, the reference
-    ratios: dict[str, float]  # name -> F.embedding's time / its time: above 1 is faster than F.embedding
+    fp32_ms: float  # F.embedding's median time, the reference
+    ratios: dict[str, float]  # name -> median over rounds of F.embedding's time / its time: above 1 is faster
 
 
 #: What :func:`speed_ratios` times against ``F.embedding`` (fp32), by name.
@@ -388,15 +423,17 @@ def speed_ratios(
     """Speeds of INT8 / INT4 ``QuantizedEmbedding``, torch's fused kernels and :class:`Lookup` (fresh and with
     ``out=``) against ``F.embedding`` on the fp32 table, as same-run ratios, at each batch size of ``sizes``.
 
-    On the CPU everything runs on one thread (:func:`embedbook.timing.one_cpu_thread`) and in turn
-    (:func:`embedbook.timing.interleaved`, best of ``reps``), so a busy machine slows every contender alike.
+    On the CPU everything runs on one thread (:func:`embedbook.timing.one_cpu_thread`). The contenders are
+    timed in turn, one round after another (:func:`embedbook.timing.interleaved`, ``reps`` rounds); each
+    ratio is the median over the rounds of that round's ratio, so a busy spell shifts both sides of a ratio
+    alike instead of landing on one contender's best time.
     The fused kernels are CPU kernels: on another device their entries are missing. Before timing, every
     contender's rows are checked against the exact values (``dequantize(q)[ids]``, ``table[ids]``).
 
     Args:
-        sizes: batch sizes in tokens (positive ints).
+        sizes: batch sizes in tokens (positive ints), or one size as an int.
         d, vocab_size: width (even, for INT4) and rows of the table (positive ints).
-        reps: timed calls of each contender (>= 1).
+        reps: timed rounds, each calling every contender once (>= 1).
         device: where to run (default :func:`embedbook.device.pick`).
         seed: seeds the table and the ids.
 
@@ -404,12 +441,17 @@ def speed_ratios(
         one :class:`SpeedRatios` per size; its ``ratios`` keys are those of :data:`SPEED_NAMES`.
 
     Raises:
+        TypeError: ``sizes`` is neither an int nor a sequence.
         ValueError: a size or ``reps`` that is not a positive int, no sizes, an odd ``d``, sizes above
             :data:`MAX_BANDWIDTH_BYTES`, a device that is absent.
     """
     from embedbook import quantize
     from embedbook.device import pick
 
+    sizes = (sizes,) if isinstance(sizes, int) and not isinstance(sizes, bool) else sizes
+    if not isinstance(sizes, (tuple, list, range)):
+        raise TypeError(f"sizes must be a batch size in tokens or a sequence of them, e.g. (512, 4096), got "
+                        f"{type(sizes).__name__}")
     sizes = tuple(sizes)
     if not sizes:
         raise ValueError("sizes is empty: give at least one batch size, e.g. (512, 4096, 65536)")
@@ -443,9 +485,10 @@ def speed_ratios(
         with timing.one_cpu_thread(dev):
             threads = torch.get_num_threads()
             t = timing.interleaved(fns, reps=reps, warmup=1, device=dev)
-        ref = t.pop("fp32").best
+        ref = t.pop("fp32")
+        ratios = {k: statistics.median(r / x for r, x in zip(ref.times, t[k].times)) for k in SPEED_NAMES if k in t}
         results.append(SpeedRatios(device=dev.type, n_tokens=n, dim=d, vocab_size=vocab_size, threads=threads,
-                                   fp32_ms=ref * 1e3, ratios={k: ref / t[k].best for k in SPEED_NAMES if k in t}))
+                                   fp32_ms=ref.median * 1e3, ratios=ratios))
     return results
 
 

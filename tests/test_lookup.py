@@ -200,3 +200,58 @@ def test_vocab_parallel_equals_single_process(table):
     assert torch.equal(lookup.vocab_parallel_lookup(ids, table, world_size=2), table[ids])
     with pytest.raises(ValueError, match="world_size"):
         lookup.vocab_parallel_lookup(ids, table, world_size=0)
+
+
+# --- cold review (issue 18, part 3 follow-up) -----------------------------------------------------
+
+
+def test_lookup_refuses_an_out_that_overlaps_the_table():
+    """Finding 1: out=T[:2] gave torch's 'refer to a single memory location' error."""
+    table = torch.randn(5, 3)
+    for out in (table[:2], table[3:5]):
+        with pytest.raises(ValueError, match="shares memory with the table"):
+            lookup.Lookup(table)(torch.tensor([1, 2]), out=out)
+    other = torch.randn(7, 3)  # a slice of another tensor is fine
+    assert torch.equal(lookup.Lookup(table)(torch.tensor([1, 2]), out=other[:2]), table[[1, 2]])
+
+
+def test_speed_ratios_take_one_int_size_and_refuse_other_types():
+    """Finding 2: sizes=512 gave "'int' object is not iterable"."""
+    (r,) = lookup.speed_ratios(8, d=4, vocab_size=10, reps=1, device="cpu")
+    assert r.n_tokens == 8
+    with pytest.raises(TypeError, match="sizes must be a batch size"):
+        lookup.speed_ratios("512", d=4, vocab_size=10, reps=1, device="cpu")
+
+
+def test_speed_ratios_are_the_median_of_per_round_ratios(monkeypatch):
+    """Finding 17: a ratio of best times lets one contender's lucky round decide; the median of each round's
+    ratio does not. Round 1 is a busy spell for the reference only (fp32 5× faster than in the others)."""
+    from embedbook import timing
+
+    def fake(fns, **_):
+        times = {"fp32": (1.0, 10.0, 10.0)}
+        return {k: timing.Timing(min(t), sorted(t)[1], t) for k, t in
+                ((k, times.get(k, (5.0, 10.0, 10.0))) for k in fns)}
+
+    monkeypatch.setattr(timing, "interleaved", fake)
+    (r,) = lookup.speed_ratios((8,), d=4, vocab_size=10, reps=3, device="cpu")
+    assert r.ratios["lookup"] == pytest.approx(1.0)  # the ratio of best times would be 0.2
+    assert r.fp32_ms == pytest.approx(10.0e3)
+
+
+def test_bandwidth_notes_a_table_that_fits_in_cache():
+    """Finding 16: a tiny table made Lookup out= pass the copy (111-131 %) without a note."""
+    cpu, mib = torch.device("cpu"), 2**20
+    assert "table is 0.39 MiB" in lookup._cache_note(cpu, 16 * mib, 100 * 1024 * 4)
+    assert "buffer is" not in lookup._cache_note(cpu, 16 * mib, 100 * 1024 * 4)
+    assert "buffer is 1.0 MiB" in lookup._cache_note(cpu, mib, 16 * mib)
+    assert lookup._cache_note(cpu, 16 * mib, 16 * mib) == "" == lookup._cache_note(torch.device("cuda"), 1, 1)
+    r = lookup.bandwidth(n_tokens=64, d=8, vocab_size=100, reps=1, device="cpu")  # the note reaches the result
+    assert "table is 0.00 MiB" in r.note and "buffer is 0.0 MiB" in r.note
+
+
+def test_bench_names_dim_when_it_is_odd(capsys):
+    """Finding 14: `embedbook bench --dim 7` said 'd must be even'."""
+    assert cli.main(["bench", "--dim", "7", "--sizes", "8", "--tokens", "8", "--vocab", "10", "--reps", "1",
+                     "--device", "cpu"]) == 2
+    assert "--dim must be even" in capsys.readouterr().err
