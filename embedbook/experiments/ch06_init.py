@@ -719,7 +719,8 @@ SUMMARY: dict[str, dict[str, str]] = {
             CORRECTED: "GloVe rows sped convergence, but both the speed-up and the gain in final loss were smaller "
                        "with little data",
             REFUTED: "GloVe rows slowed convergence",
-            INCONCLUSIVE: "these runs cannot say whether GloVe rows help especially with little data (or at all)"},
+            INCONCLUSIVE: "not settled here: the runs are too weak, or the speed-up and the gain in final loss do "
+                          "not agree on whether GloVe rows help more with little data"},
     "C23": {REFUTED: "either nn.Embedding does not start from N(0, 1), or warm-up helped neither table measurably",
             CONFIRMED: "nn.Embedding starts from N(0, 1), and at some learning rate warm-up lowered that model's final "
                        "loss on every seed, while a std-0.02 table gained much less or not on every seed",
