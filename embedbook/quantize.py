@@ -144,7 +144,13 @@ def _absmax(x: torch.Tensor, first_row: int) -> torch.Tensor:
         bad = int((~torch.isfinite(m)).nonzero()[0, 0])
         raise ValueError(f"table contains NaN or infinity (first in row {first_row + bad}); "
                          "clean or clip the table before quantising")
-    return m
+    top = torch.finfo(torch.float32).max
+    if x.dtype.itemsize > 4 and bool((m > top).any()):  # finite in float64, infinite once in float32
+        bad = int((m > top).nonzero()[0, 0])
+        raise ValueError(f"table holds values beyond float32's range (|x| = {float(m[bad]):.3g} > {top:.3g}, first "
+                         f"in row {first_row + bad}); the scales are float32: rescale the table (divide it by a "
+                         "constant) before quantising")
+    return m.float()
 
 
 def pack_int4(codes: torch.Tensor) -> torch.Tensor:
@@ -237,14 +243,14 @@ def quantize(table: torch.Tensor | np.ndarray, bits: int = 8, scheme: str = "row
         scales = torch.empty(v, device=t.device)
     codes = torch.empty((v, d if bits == 8 else d // 2), dtype=torch.int8 if bits == 8 else torch.uint8, device=t.device)
     for s, e in blocks:
-        x = t[s:e].float()
-        if scheme == "row":
-            scales[s:e] = _absmax(x, s) / qmax
+        if scheme == "row":  # absmax in the table's own dtype, so that a float64 beyond float32's range is named
+            scales[s:e] = _absmax(t[s:e], s) / qmax
             if bits == 4:
                 scales[s:e] = _to_half_precision(scales[s:e])
             div = scales[s:e, None]
         else:
             div = scales
+        x = t[s:e].float()
         div = torch.where(div > 0, div, torch.ones_like(div))  # zero rows: divide by 1, the codes stay 0
         c = torch.div(x, div).round_().clamp_(-qmax, qmax).to(torch.int8)
         codes[s:e] = c if bits == 8 else pack_int4(c)
@@ -293,7 +299,8 @@ def roundtrip(table: torch.Tensor | np.ndarray, bits: int = 8, scheme: str = "ro
 
 
 def relative_error(table: torch.Tensor | np.ndarray, approx: torch.Tensor | np.ndarray) -> float:
-    """Frobenius-norm relative error ``||A - B|| / ||A||`` (0 whenever ``B`` equals ``A``).
+    """Frobenius-norm relative error ``||A - B|| / ||A||`` (0 whenever ``B`` equals a table ``A`` that is not all
+    zeros; an all-zero ``A`` has no relative error, even against itself, and is refused).
 
     Args:
         table: the original ``[V, d]`` table ``A``.
@@ -303,7 +310,7 @@ def relative_error(table: torch.Tensor | np.ndarray, approx: torch.Tensor | np.n
         the relative error, a float ``>= 0``.
 
     Raises:
-        ValueError: shapes or devices differ, NaN/infinity, or an all-zero ``A`` that ``B`` differs from.
+        ValueError: shapes or devices differ, NaN/infinity, or an all-zero ``A``.
         TypeError: not float tensors or arrays.
     """
     a, b = _as_table(table).float(), _as_table(approx).float()
@@ -314,15 +321,11 @@ def relative_error(table: torch.Tensor | np.ndarray, approx: torch.Tensor | np.n
     if not (torch.isfinite(a).all() and torch.isfinite(b).all()):
         raise ValueError("NaN or infinity in a table: the error is undefined")
     # rescale by the largest magnitude first, so that values near float32's limit neither overflow nor underflow
+    if not a.any():
+        raise ValueError("the table is all zeros: a relative error against it is undefined (0/0 even against an "
+                         "all-zero approximation); compare absolute errors, e.g. (approx - table).abs().max()")
     scale = torch.maximum(a.abs().max(), b.abs().max())
-    if scale == 0:
-        return 0.0
-    diff, norm = float((a / scale - b / scale).norm()), float((a / scale).norm())
-    if diff == 0.0:
-        return 0.0
-    if norm == 0.0:
-        raise ValueError("the table is all zeros: a relative error against it is undefined; compare absolute errors")
-    return diff / norm
+    return float((a / scale - b / scale).norm()) / float((a / scale).norm())
 
 
 def _to_half_precision(scales: torch.Tensor) -> torch.Tensor:
@@ -424,8 +427,9 @@ class QuantizedEmbedding(torch.nn.Module):
             scales the kernel can read exactly (every int8 one; int4 ones with scales in fp16's range).
 
     Raises:
-        TypeError: ``q`` is not a :class:`QuantizedTable`. ValueError: ``fused=True`` for a table the
-            fused layout cannot hold (per-tensor scales, or int4 scales outside fp16's range).
+        TypeError: ``q`` is not a :class:`QuantizedTable`, or ``fused`` is not a bool or None. ValueError:
+            ``fused=True`` for a table the fused layout cannot hold (per-tensor scales, or int4 scales outside
+            fp16's range).
     """
 
     def __init__(self, q: QuantizedTable, fused: bool | None = None):
@@ -433,13 +437,15 @@ class QuantizedEmbedding(torch.nn.Module):
         if not isinstance(q, QuantizedTable):
             raise TypeError(f"QuantizedEmbedding takes a QuantizedTable, got {type(q).__name__}; "
                             "to start from a float table use QuantizedEmbedding.from_float(table, bits)")
+        if fused is not None and not isinstance(fused, bool):
+            raise TypeError(f"fused must be True, False or None (use the fused layout where it can), got {fused!r}")
         self.bits, self.scheme, self.shape = q.bits, q.scheme, q.shape
         self.num_embeddings, self.embedding_dim = q.shape
         can_fuse = q.scheme == "row" and (q.bits == 8 or _fits_half(q.scales))
         if fused and not can_fuse:
             raise ValueError("the fused layout holds row-wise tables only, and int4 ones only with scales in fp16's "
                              "range; pass fused=None or False")
-        self.fused = can_fuse if fused is None else bool(fused)
+        self.fused = can_fuse if fused is None else fused
         if self.fused:
             self.register_buffer("packed", _pack(q))
         else:
@@ -499,6 +505,19 @@ class QuantizedEmbedding(torch.nn.Module):
         return (f"{self.num_embeddings}, {self.embedding_dim}, bits={self.bits}, scheme={self.scheme!r}, "
                 f"fused={self.fused}{dtype}")
 
+    def to(self, *args, **kwargs) -> "QuantizedEmbedding":
+        """``nn.Module.to``, with the device checked by :func:`embedbook.device.pick` first: an unknown or absent
+        device is a clear error naming the fix (not torch's "Torch not compiled with CUDA enabled")."""
+        device = kwargs.get("device", args[0] if args else None)
+        if isinstance(device, (str, int, torch.device)) and not isinstance(device, bool):
+            pick(torch.device("cuda", device) if isinstance(device, int) else device)
+        return super().to(*args, **kwargs)
+
+    def cuda(self, device: int | torch.device | None = None) -> "QuantizedEmbedding":
+        """``nn.Module.cuda``, with the device checked as in :meth:`to`."""
+        pick(torch.device("cuda", device) if isinstance(device, int) else device or "cuda")
+        return super().cuda(device)
+
     def _apply(self, fn, recurse=True):
         scales = self._buffers.get("scales")
         super()._apply(fn, recurse)
@@ -511,6 +530,7 @@ class QuantizedEmbedding(torch.nn.Module):
         """Load a state dict of either layout: convert a plain one (``codes``, ``scales``) into the fused layout
         or a fused one (``packed``) into the plain layout before the usual loading."""
         codes, scales, packed = (prefix + k for k in ("codes", "scales", "packed"))
+        self._check_saved_size(state_dict.get(codes), state_dict.get(scales), state_dict.get(packed))
         if self.fused and packed not in state_dict and codes in state_dict and scales in state_dict:
             q = QuantizedTable(state_dict.pop(codes), state_dict.pop(scales), self.bits, self.scheme, self.shape)
             if q.scheme != "row" or (q.bits == 4 and not _fits_half(q.scales)):
@@ -520,6 +540,26 @@ class QuantizedEmbedding(torch.nn.Module):
         elif not self.fused and packed in state_dict:
             state_dict[codes], state_dict[scales] = _unpack(state_dict.pop(packed), self.bits, self.shape)
         super()._load_from_state_dict(state_dict, prefix, *args, **kwargs)
+
+    def _check_saved_size(self, codes, scales, packed) -> None:
+        """Refuse a state dict whose table has another shape, bit width or scheme than this module, naming what it
+        holds and the module to build for it (instead of torch's "size mismatch for packed")."""
+        (v, d), bits = self.shape, self.bits
+        fix = "Build the module for the saved table, e.g. QuantizedEmbedding(quantize(torch.zeros({}), bits={}{})), and load into that"
+        if isinstance(packed, torch.Tensor) and packed.dim() == 2:
+            if tuple(packed.shape) != (v, (d if bits == 8 else d // 2) + (8 if bits == 8 else 4)):
+                n, r = packed.shape
+                raise ValueError(f"this state dict holds a fused table of {n} rows × {r} bytes (a {n} × {r - 8} table "
+                                 f"at 8 bits, or {n} × {2 * (r - 4)} at 4 bits); this module is {v} × {d} at {bits} bits. "
+                                 + fix.format(f"{n}, {r - 8}", 8, "") + f" (or torch.zeros({n}, {2 * (r - 4)}), bits=4)")
+        elif isinstance(codes, torch.Tensor) and codes.dim() == 2 and isinstance(scales, torch.Tensor):
+            saved_bits = 8 if codes.dtype == torch.int8 else 4
+            n, saved_d = codes.shape[0], codes.shape[1] * (1 if saved_bits == 8 else 2)
+            scheme = "tensor" if scales.numel() == 1 and n > 1 else self.scheme if n == 1 else "row"
+            if (n, saved_d, saved_bits, scheme) != (v, d, bits, self.scheme):
+                raise ValueError(f"this state dict holds a {n} × {saved_d} table at {saved_bits} bits ({scheme} scales); "
+                                 f"this module is {v} × {d} at {bits} bits ({self.scheme} scales). "
+                                 + fix.format(f"{n}, {saved_d}", saved_bits, f", scheme={scheme!r}"))
 
     def forward(self, ids: torch.Tensor) -> torch.Tensor:
         """Rows for ``ids``.

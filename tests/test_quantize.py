@@ -145,9 +145,9 @@ def test_relative_error(table):
         Q.relative_error(table, torch.zeros(3, 3))
     assert Q.relative_error(np.asarray(table), table) == 0.0
     assert 0 < Q.relative_error(table, Q.roundtrip(table, 4)) < 0.2
-    assert Q.relative_error(torch.zeros(2, 2), torch.zeros(2, 2)) == 0.0
-    with pytest.raises(ValueError, match="all zeros"):
-        Q.relative_error(torch.zeros(2, 2), torch.ones(2, 2))
+    for approx in (torch.zeros(2, 2), torch.ones(2, 2)):  # cold review 15: zeros vs zeros was 0.0 (0/0)
+        with pytest.raises(ValueError, match="all zeros"):
+            Q.relative_error(torch.zeros(2, 2), approx)
 
 
 def test_deterministic(table):
@@ -240,7 +240,7 @@ def test_state_dicts_load_across_layouts(table, bits, scheme):
             b.load_state_dict(a.state_dict())
             assert b.fused == dst and torch.equal(b(ids), want)
             assert set(b.state_dict()) == ({"packed"} if dst else {"codes", "scales"})
-    with pytest.raises(RuntimeError, match="size mismatch"):
+    with pytest.raises(ValueError, match=r"this module is 50 × 8 .* Build the module for the saved table"):
         Q.QuantizedEmbedding.from_float(torch.randn(50, 8), bits, scheme).load_state_dict(
             Q.QuantizedEmbedding.from_float(table, bits, scheme).state_dict())
 
@@ -461,3 +461,51 @@ def test_c29_readings_that_disagree_are_inconclusive():
     assert ch13._c29_reading(0.5, 0.06, 0.9) == claims.REFUTED
     both_int8 = {"tok_wins_all_8": 0.99, "tok_wins_all_4": 0.5, "tok_wins_layer_8": 0.95, "tok_wins_layer_4": 0.2}
     assert rule(both_int8) == claims.CORRECTED
+
+
+# --- cold review (issue 18, part 3 follow-up) -----------------------------------------------------
+
+
+@pytest.mark.parametrize("scheme", ["row", "tensor"])
+def test_quantize_names_float64_values_beyond_float32(scheme):
+    """Finding 3: finite float64 values past float32's range were called 'NaN or infinity'."""
+    with pytest.raises(ValueError, match="beyond float32's range .* first in row 1"):
+        Q.quantize(torch.tensor([[1.0, 2.0], [1e39, 0.0]], dtype=torch.float64), 8, scheme)
+    with pytest.raises(ValueError, match="NaN or infinity"):
+        Q.quantize(torch.tensor([[1.0, float("inf")]], dtype=torch.float64), 8, scheme)
+    big = torch.tensor([[3e38, -1.0], [1.0, 2.0]], dtype=torch.float64)  # within range: as the float32 table
+    assert torch.equal(Q.quantize(big, 8, scheme).codes, Q.quantize(big.float(), 8, scheme).codes)
+
+
+def test_module_device_moves_go_through_pick(table):
+    """Finding 5: .to("cuda") on a CPU-only torch gave "Torch not compiled with CUDA enabled"."""
+    emb = Q.QuantizedEmbedding.from_float(table)
+    with pytest.raises(ValueError, match="unknown device"):
+        emb.to("gpu")
+    if not torch.cuda.is_available():
+        for move in (lambda: emb.to("cuda"), lambda: emb.to(torch.device("cuda", 0), torch.float16), emb.cuda):
+            with pytest.raises(RuntimeError, match="not available here"):
+                move()
+    assert emb.to("cpu") is emb and emb.to(torch.float16).dtype == torch.float16  # dtype-only moves still work
+
+
+@pytest.mark.parametrize("src,dst,held", [
+    ((50, 16, 8, "row", None), (50, 8, 8, "row", None), r"50 rows × 24 bytes \(a 50 × 16 table at 8 bits"),
+    ((50, 16, 8, "row", False), (50, 16, 4, "row", False), r"holds a 50 × 16 table at 8 bits \(row scales\)"),
+    ((50, 16, 8, "tensor", None), (50, 16, 8, "row", False), r"50 × 16 table at 8 bits \(tensor scales\)"),
+    ((50, 16, 8, "row", False), (40, 16, 8, "row", None), r"holds a 50 × 16 table .* this module is 40 × 16"),
+])
+def test_state_dict_of_another_shape_or_bits_names_what_it_holds(src, dst, held):
+    """Finding 6: a state dict of another shape or bit width gave torch's "size mismatch for packed"."""
+    gen = torch.Generator().manual_seed(0)
+    a, b = (Q.QuantizedEmbedding.from_float(torch.randn(v, d, generator=gen), bits, scheme, fused=f)
+            for v, d, bits, scheme, f in (src, dst))
+    with pytest.raises(ValueError, match=held + ".*Build the module for the saved table"):
+        b.load_state_dict(a.state_dict())
+
+
+@pytest.mark.parametrize("bad", ["yes", 1, 0])
+def test_fused_must_be_a_bool_or_none(table, bad):
+    """Finding 7: fused="yes" was taken as True."""
+    with pytest.raises(TypeError, match="fused must be True, False or None"):
+        Q.QuantizedEmbedding(Q.quantize(table), fused=bad)
