@@ -93,12 +93,12 @@ def _bench(args) -> int:
             raise RuntimeError("--huge-pages must be decided before torch is imported; run `embedbook bench` in a fresh process")
         # PyTorch's CPU allocator reads this when it first allocates: 2 MiB pages for buffers >= 2 MiB
         os.environ["THP_MEM_ALLOC_ENABLE"] = "1" if args.huge_pages else "0"
-    from embedbook import lookup
+    from embedbook import lookup, quantize
 
     if args.dim % 2 and not args.bandwidth_only:
         raise ValueError(f"--dim must be even for the speed ratios (INT4 packs two values a byte), got {args.dim}; "
                          "pass an even --dim, or --bandwidth-only")
-    speeds = [] if args.bandwidth_only else lookup.speed_ratios(tuple(args.sizes), args.dim, args.vocab,
+    speeds = [] if args.bandwidth_only else quantize.speed_ratios(tuple(args.sizes), args.dim, args.vocab,
                                                                  reps=args.reps, device=args.device)
     r = lookup.bandwidth(args.tokens, args.dim, args.vocab, reps=args.reps, device=args.device)
     if args.json:  # the bandwidth's fields at the top level, the speed ratios (if measured) under "speed"
@@ -118,7 +118,7 @@ def _bench(args) -> int:
 
 
 def _print_speeds(speeds, reps: int) -> None:
-    from embedbook.lookup import SPEED_NAMES
+    from embedbook.quantize import SPEED_NAMES
 
     first = speeds[0]
     print(f"Speed against F.embedding on a {first.vocab_size:,} × {first.dim} fp32 table ({first.device}, "

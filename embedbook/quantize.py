@@ -22,18 +22,22 @@ from __future__ import annotations
 import contextlib
 import functools
 import re
+import statistics
 from dataclasses import dataclass
 from typing import Iterable, Iterator
 
 import numpy as np
 import torch
+import torch.nn.functional as F
 
 from embedbook.device import pick
+from embedbook import lookup, timing
 from embedbook.lookup import validate_ids
 
 __all__ = [
-    "BITS", "QMAX", "SCHEMES", "QuantizedEmbedding", "QuantizedTable", "attention_linears", "dequantize",
-    "fake_quantized", "pack_int4", "quantize", "relative_error", "roundtrip", "unpack_int4",
+    "BITS", "QMAX", "SCHEMES", "SPEED_NAMES", "QuantizedEmbedding", "QuantizedTable", "SpeedRatios",
+    "attention_linears", "dequantize", "fake_quantized", "pack_int4", "quantize", "relative_error", "roundtrip",
+    "speed_ratios", "unpack_int4",
 ]
 
 BITS = (8, 4)
@@ -610,6 +614,106 @@ class QuantizedEmbedding(torch.nn.Module):
 # --- quantising parts of a model ---------------------------------------------------------------------
 
 _ATTENTION = ("attention.self.query", "attention.self.key", "attention.self.value", "attention.output.dense")
+
+
+# --- speed: the quantised lookups against an fp32 F.embedding, in one run -----------------------------
+
+
+@dataclass(frozen=True)
+class SpeedRatios:
+    """Quantised and fp32 lookup speeds against ``F.embedding`` on an fp32 table, timed in one run (:func:`speed_ratios`)."""
+
+    device: str
+    n_tokens: int
+    dim: int
+    vocab_size: int
+    threads: int
+    fp32_ms: float  # F.embedding's median time, the reference
+    ratios: dict[str, float]  # name -> median over rounds of F.embedding's time / its time: above 1 is faster
+
+
+#: What :func:`speed_ratios` times against ``F.embedding`` (fp32), by name.
+SPEED_NAMES = {
+    "int8": "QuantizedEmbedding, INT8 row-wise",
+    "int4": "QuantizedEmbedding, INT4 row-wise",
+    "int8_kernel": "torch's fused INT8 kernel, called directly",
+    "int4_kernel": "torch's fused INT4 kernel, called directly",
+    "lookup": "Lookup, a fresh output",
+    "lookup_out": "Lookup, out= a reused buffer",
+}
+
+
+def speed_ratios(
+    sizes: tuple[int, ...] = (512, 4096, 65536), d: int = 1024, vocab_size: int = 50000, reps: int = 10,
+    device: str | torch.device | None = None, seed: int = 0,
+) -> list[SpeedRatios]:
+    """Speeds of INT8 / INT4 ``QuantizedEmbedding``, torch's fused kernels and :class:`embedbook.lookup.Lookup` (fresh and with
+    ``out=``) against ``F.embedding`` on the fp32 table, as same-run ratios, at each batch size of ``sizes``.
+
+    On the CPU everything runs on one thread (:func:`embedbook.timing.one_cpu_thread`). The contenders are
+    timed in turn, one round after another (:func:`embedbook.timing.interleaved`, ``reps`` rounds); each
+    ratio is the median over the rounds of that round's ratio, so a busy spell shifts both sides of a ratio
+    alike instead of landing on one contender's best time.
+    The fused kernels are CPU kernels: on another device their entries are missing. Before timing, every
+    contender's rows are checked against the exact values (``dequantize(q)[ids]``, ``table[ids]``).
+
+    Args:
+        sizes: batch sizes in tokens (positive ints), or one size as an int.
+        d, vocab_size: width (even, for INT4) and rows of the table (positive ints).
+        reps: timed rounds, each calling every contender once (>= 1).
+        device: where to run (default :func:`embedbook.device.pick`).
+        seed: seeds the table and the ids.
+
+    Returns:
+        one :class:`SpeedRatios` per size; its ``ratios`` keys are those of :data:`SPEED_NAMES`.
+
+    Raises:
+        TypeError: ``sizes`` is neither an int nor a sequence.
+        ValueError: a size or ``reps`` that is not a positive int, no sizes, an odd ``d``, sizes above
+            :data:`embedbook.lookup.MAX_BANDWIDTH_BYTES`, a device that is absent.
+    """
+    sizes = (sizes,) if isinstance(sizes, int) and not isinstance(sizes, bool) else sizes
+    if not isinstance(sizes, (tuple, list, range)):
+        raise TypeError(f"sizes must be a batch size in tokens or a sequence of them, e.g. (512, 4096), got "
+                        f"{type(sizes).__name__}")
+    sizes = tuple(sizes)
+    if not sizes:
+        raise ValueError("sizes is empty: give at least one batch size, e.g. (512, 4096, 65536)")
+    for name, value in (("d", d), ("vocab_size", vocab_size), ("reps", reps), *(("a size", n) for n in sizes)):
+        lookup._positive_int(name, value)
+    if d % 2:
+        raise ValueError(f"d must be even (INT4 packs two values a byte), got {d}")
+    need = 4 * vocab_size * d * 3 // 2 + 8 * 4 * max(sizes) * d  # the table, its codes, the outputs alive at once
+    lookup._refuse_above_limit(need, f"sizes up to {max(sizes):,}, d={d:,}, vocab_size={vocab_size:,}", "use smaller sizes")
+    dev = pick(device)
+    gen = torch.Generator().manual_seed(seed)
+    table = torch.randn(vocab_size, d, generator=gen).to(dev)
+    q8, q4 = (QuantizedEmbedding.from_float(table, bits) for bits in (8, 4))
+    exact = {8: dequantize(q8.table), 4: dequantize(q4.table), 32: table}
+    kernels = {}
+    if dev.type == "cpu" and q8.fused and q4.fused and _HAS_FUSED:
+        kernels = {bits: (_KERNELS[bits], emb) for bits, emb in ((8, q8), (4, q4))}
+    lk = lookup.Lookup(table)
+    results = []
+    for n in sizes:
+        ids = torch.randint(0, vocab_size, (n,), generator=gen).to(dev)
+        offsets, buffer = torch.arange(n, device=dev), torch.empty(n, d, device=dev)
+        fns = {"fp32": lambda: F.embedding(ids, table), "int8": lambda: q8(ids), "int4": lambda: q4(ids),
+               "lookup": lambda: lk(ids), "lookup_out": lambda: lk(ids, out=buffer)}
+        for bits, (kernel, emb) in kernels.items():
+            fns[f"int{bits}_kernel"] = lambda k=kernel, e=emb: k(e.packed, ids, offsets, False, 0, False, None, None, False)
+        for name, fn in fns.items():
+            bits = 8 if name.startswith("int8") else 4 if name.startswith("int4") else 32
+            if not torch.equal(fn(), exact[bits][ids]):
+                raise AssertionError(f"{name} does not give the exact rows")
+        with timing.one_cpu_thread(dev):
+            threads = torch.get_num_threads()
+            t = timing.interleaved(fns, reps=reps, warmup=1, device=dev)
+        ref = t.pop("fp32")
+        ratios = {k: statistics.median(r / x for r, x in zip(ref.times, t[k].times)) for k in SPEED_NAMES if k in t}
+        results.append(SpeedRatios(device=dev.type, n_tokens=n, dim=d, vocab_size=vocab_size, threads=threads,
+                                   fp32_ms=ref.median * 1e3, ratios=ratios))
+    return results
 
 
 def attention_linears(model: torch.nn.Module, layers: Iterable[int] | None = None) -> dict[str, torch.nn.Linear]:

@@ -4,7 +4,7 @@ there, and the bandwidth and speed benchmarks run against a device copy / F.embe
 import pytest
 import torch
 
-from embedbook import device, lookup
+from embedbook import device, lookup, quantize
 
 pytestmark = pytest.mark.skipif(not torch.cuda.is_available(), reason="needs CUDA")
 
@@ -43,7 +43,7 @@ def test_bandwidth_on_the_gpu():
 
 
 def test_speed_ratios_on_the_gpu():
-    rs = lookup.speed_ratios((512, 4096), d=256, vocab_size=5000, reps=2, device="cuda")
+    rs = quantize.speed_ratios((512, 4096), d=256, vocab_size=5000, reps=2, device="cuda")
     assert all(r.device == "cuda" and r.fp32_ms > 0 for r in rs)
     assert all(set(r.ratios) == {"int8", "int4", "lookup", "lookup_out"} for r in rs)  # the fused kernels are CPU-only
 

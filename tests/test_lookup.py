@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 import torch
 
-from embedbook import cli, lookup
+from embedbook import cli, lookup, quantize
 
 
 @pytest.fixture
@@ -157,14 +157,14 @@ def test_bandwidth_refuses_bad_sizes(kwargs):
 
 
 def test_speed_ratios_report_every_contender_with_exact_rows():
-    rs = lookup.speed_ratios((64, 256), d=16, vocab_size=300, reps=1, device="cpu")
+    rs = quantize.speed_ratios((64, 256), d=16, vocab_size=300, reps=1, device="cpu")
     assert [r.n_tokens for r in rs] == [64, 256]
     for r in rs:
         assert r.device == "cpu" and r.threads == 1 and r.dim == 16 and r.fp32_ms > 0
-        assert set(r.ratios) == set(lookup.SPEED_NAMES) and all(v > 0 for v in r.ratios.values())
+        assert set(r.ratios) == set(quantize.SPEED_NAMES) and all(v > 0 for v in r.ratios.values())
     for bad in ({"sizes": ()}, {"sizes": (0,)}, {"d": 15}, {"reps": 0}):
         with pytest.raises(ValueError):
-            lookup.speed_ratios(**{"sizes": (8,), "d": 4, "vocab_size": 10, "reps": 1, **bad})
+            quantize.speed_ratios(**{"sizes": (8,), "d": 4, "vocab_size": 10, "reps": 1, **bad})
 
 
 def test_bench_reports_the_ratios_at_each_size(capsys):
@@ -173,12 +173,12 @@ def test_bench_reports_the_ratios_at_each_size(capsys):
     assert cli.main([*argv, "--json"]) == 0
     r = json.loads(capsys.readouterr().out)
     assert r["plain_fraction"] > 0 and [s["n_tokens"] for s in r["speed"]] == [32, 128]
-    assert all(set(s["ratios"]) == set(lookup.SPEED_NAMES) and s["threads"] == 1 for s in r["speed"])
+    assert all(set(s["ratios"]) == set(quantize.SPEED_NAMES) and s["threads"] == 1 for s in r["speed"])
     assert cli.main(argv) == 0
     text = capsys.readouterr().out
-    for words in (*lookup.SPEED_NAMES.values(), "F.embedding, fp32 (ms)", "memory copy", "Lookup, out="):
+    for words in (*quantize.SPEED_NAMES.values(), "F.embedding, fp32 (ms)", "memory copy", "Lookup, out="):
         assert words in text
-    assert len(re.findall(r"\d\.\d\d×", text)) == len(lookup.SPEED_NAMES) * 2  # a ratio per contender and size
+    assert len(re.findall(r"\d\.\d\d×", text)) == len(quantize.SPEED_NAMES) * 2  # a ratio per contender and size
     assert cli.main([*argv, "--bandwidth-only", "--json"]) == 0
     assert "speed" not in json.loads(capsys.readouterr().out)  # what chapter 02's huge-pages run reads
 
@@ -217,10 +217,10 @@ def test_lookup_refuses_an_out_that_overlaps_the_table():
 
 def test_speed_ratios_take_one_int_size_and_refuse_other_types():
     """Finding 2: sizes=512 gave "'int' object is not iterable"."""
-    (r,) = lookup.speed_ratios(8, d=4, vocab_size=10, reps=1, device="cpu")
+    (r,) = quantize.speed_ratios(8, d=4, vocab_size=10, reps=1, device="cpu")
     assert r.n_tokens == 8
     with pytest.raises(TypeError, match="sizes must be a batch size"):
-        lookup.speed_ratios("512", d=4, vocab_size=10, reps=1, device="cpu")
+        quantize.speed_ratios("512", d=4, vocab_size=10, reps=1, device="cpu")
 
 
 def test_speed_ratios_are_the_median_of_per_round_ratios(monkeypatch):
@@ -234,7 +234,7 @@ def test_speed_ratios_are_the_median_of_per_round_ratios(monkeypatch):
                 ((k, times.get(k, (5.0, 10.0, 10.0))) for k in fns)}
 
     monkeypatch.setattr(timing, "interleaved", fake)
-    (r,) = lookup.speed_ratios((8,), d=4, vocab_size=10, reps=3, device="cpu")
+    (r,) = quantize.speed_ratios((8,), d=4, vocab_size=10, reps=3, device="cpu")
     assert r.ratios["lookup"] == pytest.approx(1.0)  # the ratio of best times would be 0.2
     assert r.fp32_ms == pytest.approx(10.0e3)
 
