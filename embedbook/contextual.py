@@ -856,13 +856,15 @@ def forward_flops_per_token(model, seq_len: int) -> float:
         operations per token.
 
     Raises:
-        ValueError: ``seq_len`` is not a positive int.
+        ValueError: ``seq_len`` is not a positive int, or is beyond the model's ``max_position_embeddings``.
+        TypeError: not a BERT-style encoder.
     """
     if not isinstance(seq_len, int) or isinstance(seq_len, bool) or seq_len <= 0:
         raise ValueError(f"seq_len must be a positive int, got {seq_len!r}")
     if not all(hasattr(getattr(model, "config", None), a) for a in ("num_hidden_layers", "hidden_size")):
         raise TypeError(f"model must be a BERT-style transformers encoder (config.num_hidden_layers, "
                         f"config.hidden_size), got {type(model).__name__}; load one with data.load_encoder")
+    _check_length(seq_len, model, f"a sequence of seq_len={seq_len}")
     matrices = sum(
         p.numel() for n, p in model.named_parameters() if p.dim() == 2 and "embeddings" not in n and "pooler" not in n
     )

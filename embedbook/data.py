@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import base64
 import bz2
+import difflib
 import functools
 import hashlib
 import importlib
@@ -228,8 +229,28 @@ def glove(limit: int | None = None):
 
 
 def gensim_file(name: str) -> Path:
-    """Path of a file in gensim's bundled test-data folder (corpora, analogy and similarity sets)."""
-    return _package_file("gensim", "test", "test_data", name, package="gensim")
+    """Path of a file in gensim's bundled test-data folder (corpora, analogy and similarity sets).
+
+    Args:
+        name: a file name in that folder, e.g. ``"lee_background.cor"`` (no folders, no ``..``).
+
+    Raises:
+        TypeError: ``name`` is not a string. ValueError: a name with a path separator or ``..``, or one the
+            folder does not hold (the message suggests close names). MissingResource: gensim is not installed.
+    """
+    if not isinstance(name, str):
+        raise TypeError(f"name must be a file name (str), e.g. 'lee_background.cor', got {type(name).__name__}")
+    if not name.strip() or "/" in name or "\\" in name or ".." in name:
+        raise ValueError(f"name must be a plain file name inside gensim's test data, e.g. 'lee_background.cor', "
+                         f"without folders or '..'; got {name!r}")
+    folder = _package_file("gensim", "test", "test_data", package="gensim")
+    path = folder / name
+    if not path.is_file():
+        names = sorted(p.name for p in folder.iterdir() if p.is_file())
+        close = difflib.get_close_matches(name, names, n=5, cutoff=0.5)
+        hint = f"close names: {', '.join(close)}" if close else f"some of its {len(names)} files: {', '.join(names[:5])}"
+        raise ValueError(f"gensim's test data ({folder}) has no file {name!r}; {hint}")
+    return path
 
 
 def _simple_tokens(line: str) -> list[str]:
@@ -430,11 +451,13 @@ def zipf(word: str, lang: str = "en") -> float:
     """Zipf frequency of ``word`` (log10 of occurrences per billion words; 0 when unknown).
 
     Raises:
-        TypeError: ``word`` or ``lang`` is not a string. ValueError: a language wordfreq has no list for
-            (the message lists those it has). MissingResource: wordfreq is not installed.
+        TypeError: ``word`` or ``lang`` is not a string. ValueError: an empty or blank word, or a language
+            wordfreq has no list for (the message lists those it has). MissingResource: wordfreq is not installed.
     """
     if not isinstance(word, str):
         raise TypeError(f"word must be a str, got {type(word).__name__}")
+    if not word.strip():
+        raise ValueError(f"word is empty or blank ({word!r}): give a word, e.g. zipf('the', 'en')")
     return float(_wordfreq_call(lambda wf: wf.zipf_frequency(word, lang), lang))
 
 

@@ -79,11 +79,17 @@ def moved_rows(before: torch.Tensor, after: torch.Tensor) -> torch.Tensor:
         a boolean mask ``[V]``: True where any entry of the row changed.
 
     Raises:
-        TypeError: not 2-D tensors. ValueError: different shapes.
+        TypeError: not 2-D tensors. ValueError: different shapes, or NaN/infinity in either (NaN differs from
+            everything, itself included, so every such row would count as moved).
     """
     _table(before, "before"), _table(after, "after")
     if before.shape != after.shape:
         raise ValueError(f"before and after must have the same shape, got {tuple(before.shape)} and {tuple(after.shape)}")
+    for name, t in (("before", before), ("after", after)):
+        if t.is_floating_point() and not bool(torch.isfinite(t).all()):
+            row = int((~torch.isfinite(t)).any(dim=1).nonzero()[0, 0])
+            raise ValueError(f"{name} holds NaN or infinity (first in row {row}): which rows moved is undefined; "
+                             "the training diverged or the snapshot is broken, check it before comparing")
     return (before.detach() != after.detach().to(before.device)).any(dim=1)
 
 

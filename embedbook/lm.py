@@ -561,6 +561,16 @@ def english_corpus(vocab_size: int = 2000, val_fraction: float = 0.1) -> tuple[V
     """``(vocab, train_ids, val_ids)`` for the Lee + Wikipedia sample (Lee first, then Wikipedia).
 
     The vocabulary is built from the whole text; the validation part is the contiguous tail. Cached.
+
+    Args:
+        vocab_size: how many of the most frequent words get their own id.
+        val_fraction: share of the ids kept for validation (the tail).
+
+    Returns:
+        ``(vocab, train_ids, val_ids)``: ``vocab`` holds ``vocab_size + 2`` entries (fewer only if the text has
+        fewer distinct words), the ``vocab_size`` most frequent words and two specials, ``<unk>`` (id 0, every
+        other word) and ``<eol>`` (id 1, the end of each sentence): a model on it needs ``len(vocab)`` rows, not
+        ``vocab_size``.
     """
     key = (vocab_size, val_fraction)
     if key not in _CORPUS_CACHE:

@@ -221,13 +221,15 @@ def cosine(a, b) -> float:
         the cosine as a float (computed in float64).
 
     Raises:
-        ValueError: shapes differ or are not 1-D, NaN or infinity, or a zero vector (it has no direction,
-            so its cosine is undefined; NaN would be the silent answer).
+        ValueError: shapes differ or are not 1-D, empty vectors, NaN or infinity, or a zero vector (it has no
+            direction, so its cosine is undefined; NaN would be the silent answer).
     """
     a = _array(a, "a", 1, np.float64)
     b = _array(b, "b", 1, np.float64)
     if a.shape != b.shape:
         raise ValueError(f"cosine needs two 1-D vectors of the same length, got shapes {a.shape} and {b.shape}")
+    if a.size == 0:
+        raise ValueError("cosine is undefined for empty vectors (length 0); give two non-empty 1-D vectors")
     sa, sb = (float(np.abs(v).max()) if v.size else 0.0 for v in (a, b))
     if sa == 0 or sb == 0:
         raise ValueError("cosine is undefined for a zero vector; drop it or use the dot product")
@@ -475,7 +477,8 @@ def similarity_benchmark(space: Space, pairs: Sequence[tuple[str, str, float]]) 
         ``{"spearman": rho, "covered": pairs scored, "total": pairs given}``.
 
     Raises:
-        ValueError: no pairs, or fewer than three covered (too few to correlate), or constant scores.
+        ValueError: no pairs, or fewer than three covered (too few to correlate), or the covered pairs' human
+            scores (or cosines) all equal.
     """
     _check_space(space)
     if not pairs:
@@ -493,6 +496,12 @@ def similarity_benchmark(space: Space, pairs: Sequence[tuple[str, str, float]]) 
             human.append(float(score))
     if len(model) < 3:
         raise ValueError(f"the space covers only {len(model)} of {len(pairs)} pairs; too few to correlate")
+    if len(set(human)) == 1:
+        raise ValueError(f"the human scores of the {len(model)} covered pairs are all equal ({human[0]}): a rank "
+                         "correlation with them is undefined; use pairs whose scores differ")
+    if len(set(model)) == 1:
+        raise ValueError(f"the space gives every one of the {len(model)} covered pairs the same cosine "
+                         f"({model[0]:.3g}): a rank correlation with it is undefined; check the vectors")
     return {"spearman": spearman(model, human), "covered": len(model), "total": len(pairs)}
 
 

@@ -5,6 +5,7 @@ correlation, unit-length rows, and the effect of a change measured over several 
 from __future__ import annotations
 
 import math
+import numbers
 from dataclasses import dataclass
 from typing import Sequence
 
@@ -76,8 +77,10 @@ def spearman(x: Sequence[float], y: Sequence[float]) -> float:
     a, b = _vector(x, "x"), _vector(y, "y")
     if a.shape != b.shape or len(a) < 3:
         raise ValueError(f"need two 1-D sequences of equal length >= 3, got lengths {len(a)} and {len(b)}")
-    if np.ptp(a) == 0 or np.ptp(b) == 0:
-        raise ValueError("spearman is undefined for a constant sequence")
+    for name, v in (("x", a), ("y", b)):
+        if np.ptp(v) == 0:
+            raise ValueError(f"spearman is undefined for a constant sequence: every value of {name} is {v[0]:g}; "
+                             "a rank correlation needs values that differ")
     return _pearson(_ranks(a), _ranks(b))
 
 
@@ -219,12 +222,15 @@ def wilson_interval(successes: int, n: int, z: float = 1.96) -> tuple[float, flo
     """Wilson score interval for a proportion ``successes / n`` (95 % for the default ``z``).
 
     Raises:
-        ValueError: ``n`` is not a positive int, or ``successes`` is not an int in ``[0, n]``.
+        ValueError: ``n`` is not a positive int, ``successes`` is not an int in ``[0, n]``, or ``z`` is not a
+            positive finite number.
     """
     if not isinstance(n, int) or isinstance(n, bool) or n <= 0:
         raise ValueError(f"n must be a positive int, got {n!r}")
     if not isinstance(successes, int) or isinstance(successes, bool) or not 0 <= successes <= n:
         raise ValueError(f"successes must be an int in [0, {n}], got {successes!r}")
+    if not isinstance(z, numbers.Real) or isinstance(z, bool) or not math.isfinite(z) or z <= 0:
+        raise ValueError(f"z must be a positive finite number (1.96 for 95 %, 2.58 for 99 %), got {z!r}")
     p = successes / n
     centre = (p + z * z / (2 * n)) / (1 + z * z / n)
     half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)

@@ -168,8 +168,18 @@ def split(text: str, tokenizer: str = "gpt2") -> Split:
 
 
 def is_cjk(ch: str) -> bool:
-    """Whether ``ch`` is one CJK unified ideograph (a Chinese character, also used in Japanese and Korean)."""
-    return len(ch) == 1 and "CJK UNIFIED IDEOGRAPH" in unicodedata.name(ch, "")
+    """Whether ``ch`` is one CJK unified ideograph (a Chinese character, also used in Japanese and Korean).
+
+    Raises:
+        TypeError: ``ch`` is not a string. ValueError: ``ch`` is not exactly one character (to test a text,
+            use e.g. ``all(map(is_cjk, text))``).
+    """
+    if not isinstance(ch, str):
+        raise TypeError(f"ch must be a one-character str, got {type(ch).__name__}")
+    if len(ch) != 1:
+        raise ValueError(f"ch must be exactly one character, got {len(ch)} ({ch!r}); for a text use "
+                         "all(map(is_cjk, text)) or any(map(is_cjk, text))")
+    return "CJK UNIFIED IDEOGRAPH" in unicodedata.name(ch, "")
 
 
 @dataclass(frozen=True)

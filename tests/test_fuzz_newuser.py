@@ -695,3 +695,103 @@ def test_contextual_measures_take_any_scale_and_check_their_inputs():
         contextual.measure_layers(states, {"w": [(0, 0), (1, 0)]}, n_random=2, draws=1, seed=-1)
     with pytest.raises(ValueError, match=r"one \(layers \+ 1, words, d\) array per sentence"):
         contextual.measure_layers([np.zeros((2, 2))] * 3, {"w": [(0, 0), (1, 0)]}, n_random=2, draws=1)
+
+
+# --- cold review (issue 18, part 3 follow-up): findings 4, 8-14 ------------------------------------------------
+
+@pytest.mark.parametrize("z", [-1, 0, float("nan"), float("inf"), "1.96", True])
+def test_wilson_interval_refuses_a_z_that_is_not_positive_and_finite(z):
+    """Finding 4: z=-1 gave lower > upper, z=nan gave (0, 1)."""
+    with pytest.raises(ValueError, match="z must be a positive finite number"):
+        stats.wilson_interval(1, 3, z=z)
+    lo, hi = stats.wilson_interval(1, 3, z=np.float32(1.96))  # a NumPy number is fine
+    assert 0 < lo < 1 / 3 < hi < 1
+
+
+def test_is_cjk_takes_exactly_one_character():
+    """Finding 8: is_cjk(1) was a raw TypeError, is_cjk("ab") a silent False."""
+    from embedbook import tokenize
+    assert tokenize.is_cjk("中") and not tokenize.is_cjk("a")
+    with pytest.raises(TypeError, match="one-character str"):
+        tokenize.is_cjk(1)
+    for bad in ("ab", "", "中文"):
+        with pytest.raises(ValueError, match="exactly one character"):
+            tokenize.is_cjk(bad)
+
+
+@pytest.mark.skipif(importlib.util.find_spec("gensim") is None, reason="needs gensim")
+def test_gensim_file_refuses_paths_and_suggests_names():
+    """Finding 9: a wrong name said 'reinstall gensim', and '../..' built a path outside the test data."""
+    assert data.gensim_file("lee_background.cor").is_file()
+    for bad in ("../../../../etc/passwd", "sub/lee.cor", "..", "a\\b", " "):
+        with pytest.raises(ValueError, match="plain file name"):
+            data.gensim_file(bad)
+    with pytest.raises(ValueError, match="has no file 'lee_backgrond.cor'; close names: lee_background.cor"):
+        data.gensim_file("lee_backgrond.cor")
+    with pytest.raises(ValueError, match=r"has no file 'zzzzzzzzzzzz'; some of its \d+ files: "):
+        data.gensim_file("zzzzzzzzzzzz")
+    with pytest.raises(TypeError, match="file name"):
+        data.gensim_file(3)
+
+
+@pytest.mark.parametrize("word", ["", "   "])
+def test_zipf_refuses_an_empty_word(word):
+    """Finding 10: zipf("", "en") returned 0.0 (checked before wordfreq is needed)."""
+    with pytest.raises(ValueError, match="word is empty or blank"):
+        data.zipf(word, "en")
+
+
+@pytest.mark.parametrize("bad", [float("nan"), float("inf")])
+def test_moved_rows_refuses_nan_and_infinity(bad):
+    """Finding 11: moved_rows(zeros, full(nan)) returned all True."""
+    from embedbook import dynamics
+    after = torch.zeros(3, 4)
+    after[2, 1] = bad
+    with pytest.raises(ValueError, match="after holds NaN or infinity \\(first in row 2\\)"):
+        dynamics.moved_rows(torch.zeros(3, 4), after)
+    with pytest.raises(ValueError, match="before holds NaN"):
+        dynamics.moved_rows(after, torch.zeros(3, 4))
+    assert dynamics.moved_rows(torch.zeros(3, 4), torch.eye(3, 4)).tolist() == [True, True, True]
+
+
+def test_english_corpus_has_vocab_size_plus_the_two_specials(monkeypatch):
+    """Finding 12: english_corpus(vocab_size=N) returns N + 2 entries (<unk>, <eol>), now in its docstring."""
+    from embedbook import lm
+    sents = [["the", "cat", "sat"], ["the", "dog", "ran", "far"], ["a", "cat", "ran"]] * 5
+    monkeypatch.setattr(data, "lee_corpus", lambda: sents)
+    monkeypatch.setattr(data, "wiki_corpus", lambda: [])
+    monkeypatch.setattr(lm, "_CORPUS_CACHE", {})
+    vocab, train, val = lm.english_corpus(vocab_size=4)
+    assert len(vocab) == 4 + 2 and vocab.itos[:2] == ["<unk>", "<eol>"]
+    assert int(torch.cat([train, val]).max()) < len(vocab)
+    assert "vocab_size + 2" in lm.english_corpus.__doc__ and "<unk>" in lm.english_corpus.__doc__
+
+
+def test_forward_flops_per_token_refuses_a_length_beyond_the_positions():
+    """Finding 13: seq_len=9999 gave a number for a model with 512 positions."""
+    from types import SimpleNamespace
+
+    from embedbook import contextual
+
+    class Encoder(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.dense = torch.nn.Linear(8, 8)
+            self.config = SimpleNamespace(num_hidden_layers=1, hidden_size=8, max_position_embeddings=512)
+
+    model = Encoder()
+    assert contextual.forward_flops_per_token(model, 512) > 2 * 64
+    with pytest.raises(ValueError, match="seq_len=9999 has 9999 pieces but the model has 512 positions"):
+        contextual.forward_flops_per_token(model, 9999)
+
+
+def test_wording_names_the_empty_vectors_and_the_constant_scores():
+    """Finding 14: cosine([], []) said 'zero vector'; constant human scores 'a constant sequence'."""
+    from embedbook import similarity
+    with pytest.raises(ValueError, match="empty vectors"):
+        similarity.cosine([], [])
+    sp = similarity.Space(list("abcd"), np.array([[1, 0], [0, 1], [1, 1], [1, -1]], np.float32))
+    with pytest.raises(ValueError, match="human scores of the 3 covered pairs are all equal"):
+        similarity.similarity_benchmark(sp, [("a", "b", 5.0), ("a", "c", 5.0), ("b", "d", 5.0)])
+    with pytest.raises(ValueError, match="every value of y is 2"):
+        stats.spearman([1, 2, 3], [2, 2, 2])

@@ -43,7 +43,9 @@ def test_character_cuts():
 
 
 def test_is_cjk():
-    assert tokenize.is_cjk("果") and not tokenize.is_cjk("a") and not tokenize.is_cjk("。") and not tokenize.is_cjk("果果")
+    assert tokenize.is_cjk("果") and not tokenize.is_cjk("a") and not tokenize.is_cjk("。")
+    with pytest.raises(ValueError, match="exactly one character"):  # cold review 8: was a silent False
+        tokenize.is_cjk("果果")
 
 
 def test_split_names():
