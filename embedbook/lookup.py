@@ -26,7 +26,7 @@ __all__ = [
     "MAX_ONE_HOT_BYTES",
     "Bandwidth",
     "Lookup",
-            "bandwidth",
+    "bandwidth",
     "gather",
     "linear_lookup",
     "one_hot_bytes",
