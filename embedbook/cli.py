@@ -105,7 +105,7 @@ def _bench(args) -> int:
         print(json.dumps(dataclasses.asdict(r) | ({"speed": [dataclasses.asdict(s) for s in speeds]} if speeds else {})))
         return 0
     if speeds:
-        _print_speeds(speeds, args.reps)
+        _print_speeds(speeds)
     thp = os.environ.get("THP_MEM_ALLOC_ENABLE", "unset")
     print(f"\nBandwidth: {r.device}, {r.n_tokens:,} tokens × d = {r.dim} from a {r.vocab_size:,}-row table (fp32), "
           f"{r.threads} threads, THP_MEM_ALLOC_ENABLE={thp}")
@@ -117,13 +117,14 @@ def _bench(args) -> int:
     return 0
 
 
-def _print_speeds(speeds, reps: int) -> None:
+def _print_speeds(speeds) -> None:
     from embedbook.quantize import SPEED_NAMES
 
     first = speeds[0]
     print(f"Speed against F.embedding on a {first.vocab_size:,} × {first.dim} fp32 table ({first.device}, "
-          f"{first.threads} thread{'s' if first.threads > 1 else ''}, timed in turn, median of {reps} rounds' ratios; above 1× is faster):")
+          f"{first.threads} thread{'s' if first.threads > 1 else ''}, timed in turn; a ratio and the reference time are medians over the rounds; above 1× is faster):")
     print(f"  {'tokens':<46}" + "".join(f"{s.n_tokens:>10,}" for s in speeds))
+    print(f"  {'timed rounds':<46}" + "".join(f"{s.rounds:>10,}" for s in speeds))
     print(f"  {'F.embedding, fp32 (ms): the reference':<46}" + "".join(f"{s.fp32_ms:>10.3f}" for s in speeds))
     for key, words in SPEED_NAMES.items():
         if all(key in s.ratios for s in speeds):
@@ -165,7 +166,7 @@ def main(argv: list[str] | None = None) -> int:
                        help="measure only the bandwidth against a memory copy, not the speed ratios")
     bench.add_argument("--dim", type=_positive, default=1024, help="embedding width d (default 1,024)")
     bench.add_argument("--vocab", type=_positive, default=50000, help="rows in the table (default 50,000)")
-    bench.add_argument("--reps", type=_positive, default=10, help="timed rounds: the speed ratios keep the median round, the bandwidth the best (default 10)")
+    bench.add_argument("--reps", type=_positive, default=10, help="timed rounds (default 10; the speed ratios give batches under 65,536 tokens up to 10× more): the speed ratios keep the median round's ratio, the bandwidth the best time")
     bench.add_argument("--device", default=None, help="cpu, cuda, mps (default: the best available)")
     bench.add_argument("--json", action="store_true", help="print the measurement as JSON")
     bench.add_argument("--huge-pages", dest="huge_pages", action=argparse.BooleanOptionalAction, default=None,

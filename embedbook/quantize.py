@@ -630,6 +630,7 @@ class SpeedRatios:
     threads: int
     fp32_ms: float  # F.embedding's median time, the reference
     ratios: dict[str, float]  # name -> median over rounds of F.embedding's time / its time: above 1 is faster
+    rounds: int  # timed rounds the medians are over
 
 
 #: What :func:`speed_ratios` times against ``F.embedding`` (fp32), by name.
@@ -643,6 +644,10 @@ SPEED_NAMES = {
 }
 
 
+_ROUND_TOKENS = 65536  # speed_ratios: a batch below this many tokens gets more rounds ...
+_MAX_EXTRA_ROUNDS = 10  # ... up to this many times reps
+
+
 def speed_ratios(
     sizes: tuple[int, ...] = (512, 4096, 65536), d: int = 1024, vocab_size: int = 50000, reps: int = 10,
     device: str | torch.device | None = None, seed: int = 0,
@@ -651,16 +656,19 @@ def speed_ratios(
     ``out=``) against ``F.embedding`` on the fp32 table, as same-run ratios, at each batch size of ``sizes``.
 
     On the CPU everything runs on one thread (:func:`embedbook.timing.one_cpu_thread`). The contenders are
-    timed in turn, one round after another (:func:`embedbook.timing.interleaved`, ``reps`` rounds); each
-    ratio is the median over the rounds of that round's ratio, so a busy spell shifts both sides of a ratio
-    alike instead of landing on one contender's best time.
+    timed in turn, one round after another (:func:`embedbook.timing.interleaved`); each ratio is the median
+    over the rounds of that round's ratio, so a busy spell shifts both sides of a ratio alike instead of
+    landing on one contender's best time. A batch of ``n`` tokens gets ``reps × min(10, 65536 // n)`` rounds
+    (at least ``reps``): a small batch's calls are short and noisy, and its extra rounds cost little next to
+    the largest batch's.
     The fused kernels are CPU kernels: on another device their entries are missing. Before timing, every
     contender's rows are checked against the exact values (``dequantize(q)[ids]``, ``table[ids]``).
 
     Args:
         sizes: batch sizes in tokens (positive ints), or one size as an int.
         d, vocab_size: width (even, for INT4) and rows of the table (positive ints).
-        reps: timed rounds, each calling every contender once (>= 1).
+        reps: timed rounds at 65,536 tokens and above, each calling every contender once (>= 1); smaller
+            batches get more (see above).
         device: where to run (default :func:`embedbook.device.pick`).
         seed: seeds the table and the ids.
 
@@ -708,11 +716,12 @@ def speed_ratios(
                 raise AssertionError(f"{name} does not give the exact rows")
         with timing.one_cpu_thread(dev):
             threads = torch.get_num_threads()
-            t = timing.interleaved(fns, reps=reps, warmup=1, device=dev)
+            t = timing.interleaved(fns, reps=reps * min(_MAX_EXTRA_ROUNDS, max(1, _ROUND_TOKENS // n)), warmup=1,
+                                   device=dev)
         ref = t.pop("fp32")
         ratios = {k: statistics.median(r / x for r, x in zip(ref.times, t[k].times)) for k in SPEED_NAMES if k in t}
         results.append(SpeedRatios(device=dev.type, n_tokens=n, dim=d, vocab_size=vocab_size, threads=threads,
-                                   fp32_ms=ref.median * 1e3, ratios=ratios))
+                                   fp32_ms=ref.median * 1e3, ratios=ratios, rounds=ref.reps))
     return results
 
 

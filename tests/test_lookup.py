@@ -224,19 +224,22 @@ def test_speed_ratios_take_one_int_size_and_refuse_other_types():
 
 
 def test_speed_ratios_are_the_median_of_per_round_ratios(monkeypatch):
-    """Finding 17: a ratio of best times lets one contender's lucky round decide; the median of each round's
-    ratio does not. Round 1 is a busy spell for the reference only (fp32 5× faster than in the others)."""
+    """Finding 17: a ratio of best times lets one lucky call decide; the median of each round's ratio does not.
+    In round 1 the reference alone runs 10× faster than in the other rounds (a lucky call)."""
     from embedbook import timing
+    asked = []
 
-    def fake(fns, **_):
+    def fake(fns, *, reps, **_):
+        asked.append(reps)
         times = {"fp32": (1.0, 10.0, 10.0)}
         return {k: timing.Timing(min(t), sorted(t)[1], t) for k, t in
                 ((k, times.get(k, (5.0, 10.0, 10.0))) for k in fns)}
 
     monkeypatch.setattr(timing, "interleaved", fake)
-    (r,) = quantize.speed_ratios((8,), d=4, vocab_size=10, reps=3, device="cpu")
-    assert r.ratios["lookup"] == pytest.approx(1.0)  # the ratio of best times would be 0.2
-    assert r.fp32_ms == pytest.approx(10.0e3)
+    rs = quantize.speed_ratios((8, 8192, 65536, 131072), d=4, vocab_size=10, reps=3, device="cpu")
+    assert rs[0].ratios["lookup"] == pytest.approx(1.0)  # the ratio of best times would be 0.2
+    assert rs[0].fp32_ms == pytest.approx(10.0e3) and rs[0].rounds == 3
+    assert asked == [30, 24, 3, 3]  # small batches get more rounds (8 × reps at 8,192 tokens), at most 10 × reps
 
 
 def test_bandwidth_notes_a_table_that_fits_in_cache():
