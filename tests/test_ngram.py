@@ -273,9 +273,20 @@ def test_c26_needs_a_margin_over_the_unigram_baseline():
 def test_c25_is_decided_by_the_paper_and_illustrated_by_the_miniature():
     for ngr in ([4.60, 4.61, 4.62], [4.85, 4.86, 4.87]):  # the miniature helps or hurts: same verdict
         v = ch14.check_c25(_scaling([4.74, 4.75, 4.73], [4.75] * 3, [4.9] * 3, ngr))
-        assert v.verdict == claims.CORRECTED
+        assert v.verdict == claims.INCONCLUSIVE  # no perplexities at equal inference FLOPs were read
         assert "1.9B" in v.evidence and ("lowered" in v.evidence) == (ngr[0] < 4.7)
+        assert "training compute is not held fixed" in v.evidence
     assert claims.rule_of("C25").basis == claims.LITERATURE
+    assert claims.rule_of("C25").revised
+
+
+def test_c25_perplexity_pairs_are_tagged_from_the_computed_cut():
+    assert ch14.c25_cut(20.0, 19.2) == pytest.approx(0.04)
+    inside, outside = ch14.c25_perplexity_source(20.0, 19.2, "t"), ch14.c25_perplexity_source(20.0, 18.0, "t")
+    assert inside.bears(ch14.C25_TAG) and outside.bears(ch14.C25_TAG, claims.CONTRADICTS)
+    assert "4.0% lower" in inside.finding
+    with pytest.raises(ValueError, match="positive and finite"):
+        ch14.c25_cut(0.0, 19.0)
 
 
 def test_run_scaling_smoke():
