@@ -34,3 +34,18 @@ def test_c24_confirmed_is_what_a_layer_of_the_original_form_gives():
     diff = ch12.original_form_diff(384, 12, 12)
     assert diff < claims.rule_of("C24").thresholds["rounding"]
     assert claims.rule_of("C24")({"diff_article": diff, "diff_full": diff, "square": 1}) == claims.CONFIRMED
+
+
+def test_c24_box_names_the_installed_outcomes_and_rotary_positions():
+    """Cold audit: the box says which outcomes MiniLM can give, and that rotary models add no position vector."""
+    import torch
+
+    from embedbook import claims
+
+    r = ch12.QKV(sentence="s", n_tokens=4, d=384, heads=12, head_dim=32, square=1, has_bias=1, diff_full=3e-7,
+                 diff_no_bias=0.2, diff_article=0.6, diff_original_form=2e-7, layer0=None,
+                 model_probs=torch.zeros(12, 4, 4))
+    v = ch12.check_c24(r)
+    assert v.verdict == claims.CORRECTED
+    assert "can give only 'confirmed with a correction' or 'refuted'" in v.evidence
+    assert "add no position vector to X" in v.evidence and "chapter 2" in v.evidence

@@ -148,7 +148,16 @@ def check_c24(r: QKV) -> claims.Verdict:
                     f"biases, fed token + position rows with no normalisation first, the same width and heads, random "
                     f"weights) the article's form is off by at most {plain_decimal(r.diff_original_form)}: that is "
                     "what 'confirmed' looks like, and no trained model of that form is installed here. ")
-        return head + original + {
+        installed = ("What the installed model can show: MiniLM, the one model installed, has an embedding LayerNorm "
+                     "and projection biases, so with it this rule can give only 'confirmed with a correction' or "
+                     "'refuted'; 'confirmed' would need a trained model of the original Transformer's form, and the "
+                     "comparison layer just described only illustrates that outcome, it decides nothing. ")
+        rotary = (" The article's X = embedding output plus positions (加上位置编码) does not hold for rotary models "
+                  "either (Su et al. 2021; LLaMA, Mistral, Qwen2): they add no position vector to X at all, and "
+                  "instead rotate Q and K by angles proportional to their positions inside every attention layer, "
+                  "so X is the token rows alone (chapter 2, 'Where positions come in', demonstrates this on "
+                  "MiniLM's table). This is described from the papers, not measured on a rotary model here.")
+        return head + original + installed + {
             CONFIRMED: "The article's formula reproduces the model as written.",
             CORRECTED: (
                 "In BERT-style encoders such as this one, the formula holds once X is read as the model builds it — "
@@ -160,18 +169,18 @@ def check_c24(r: QKV) -> claims.Verdict:
                 "d × (n_kv·d_h), narrower than d × d."
             ),
             REFUTED: "Neither form reproduces the model's attention.",
-        }[v]
+        }[v] + rotary
 
     figures = {"diff_article": r.diff_article, "diff_full": r.diff_full, "square": r.square,
                "diff_no_bias": r.diff_no_bias, "diff_original_form": r.diff_original_form}
     return claims.judge("C24", figures, evidence, strength="exact arithmetic on the real model's weights, one "
                         "sentence; the model's own probabilities read with eager attention; one BERT-style model, so "
                         "the correction is stated for BERT-style encoders and the other families are described "
-                        "from their papers, not measured. 'Confirmed' is reachable only for a model of the original "
-                        "Transformer's form; the one model installed (MiniLM) has an embedding LayerNorm and "
-                        "projection biases, so with it this rule can give only 'confirmed with a correction' or "
-                        "'refuted'. The comparison layer shows that the rebuild does reach 'confirmed' where the form "
-                        "allows it (added in round 3, issue 19; the rule's outcomes are unchanged)")
+                        "from their papers, not measured (rotary models included). 'Confirmed' is reachable only for a model "
+                        "of the original Transformer's form, and none is installed: with MiniLM this rule can give "
+                        "only 'confirmed with a correction' or 'refuted'. The random-weight comparison layer shows "
+                        "that the rebuild does reach 'confirmed' where the form allows it; it illustrates and does not "
+                        "decide (added in round 3, issue 19; the rule's outcomes are unchanged)")
 
 
 # --- a swapped embedding table ------------------------------------------------------------------------------
