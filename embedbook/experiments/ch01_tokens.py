@@ -375,6 +375,9 @@ _C31_ALL_TRAINED = claims.Source("land2024magikarp", "hypothetical: no under-tra
     },
     literature=C31_LITERATURE,
     counted=C31_COUNTED,
+    revised="after an external audit of the first build: GPT-2's round-trip over frequent words, MiniLM "
+    "WordPiece's [UNK] share (above 0.001 corrected) and GPT-2's fragment share over frequent words (0.1 or more "
+    "corrected) decided; round 3 counts the under-trained-token figure from the cited source (it was a typed 1)",
 )
 def _c31(f, t):
     if f["bpe_failures"] > 0:

@@ -553,6 +553,10 @@ _C48_NONE = claims.Source("conneau2020emerging", "hypothetical: jointly trained 
     },
     literature=C48_LITERATURE,
     counted=C48_COUNTED,
+    revised="after an external audit of the first build: decided on the two separately trained models alone, "
+    "'refuted' if the unaligned spaces already retrieved translations (which cannot happen by construction), "
+    "'corrected' if they failed and the dictionary map worked; round 3 counts the literature figures from the "
+    "source list (they were typed)",
 )
 def _c48(f, t):
     map_works = f["k"] >= t["min_folds"] and f["p5_after_lo"] >= t["works_min"] and f["gain_lo"] > 0
