@@ -156,8 +156,9 @@ C25_SOURCES = (
     claims.Source("yu2025scone", "the abstracts state the gain as matching or beating larger baselines (with 1B "
                   "f-grams a model with 1B accelerator-resident parameters outperforms a 1.9B-parameter baseline at "
                   "about half the inference FLOPS and accelerator memory), not as a percentage; Figure 1 (top) plots "
-                  "perplexity on the OLMo evaluation data against inference FLOPs for the baselines and the SCONE "
-                  "models, but its values were not readable in the stored text we searched (a plot, not a table)",
+                  "perplexity (lower is better) on OLMo evaluation data, as the opening of its caption says (the "
+                  "stored copy we searched shows no more of it; an audit describes four model sizes, 0.7B–1.9B, at "
+                  "equal inference FLOPs); its values were not readable (a plot, not a table)",
                   f"{SCONE_VERSION}: abstract; arXiv:2502.01637v1: Figure 1 caption",
                   supports=("gain_stated_as_matching_larger_baselines",)),
     claims.Source("yu2025scone", "the embeddings are contextualised: a separate model learns an embedding for each "
@@ -247,9 +248,9 @@ _C25_OUTSIDE = c25_perplexity_source(16.2, 14.9, "hypothetical table")  # 8.0% l
     literature=C25_LITERATURE,
     counted=C25_COUNTED,
     basis=claims.LITERATURE,
-    revised="round 3, after an external audit: the 3–5% part was decided by the paper's wording ('confirmed' if it "
-    "stated the figure, else 'corrected'); it is now decided by reported perplexities at equal inference FLOPs, "
-    "and 'inconclusive' when none were found",
+    revised="the 3–5% part decided by the paper's wording: 'confirmed' if it stated the figure, else 'corrected', "
+    "which it gave; changed in round 3 after an external audit to the reported perplexities at equal inference "
+    "FLOPs, 'inconclusive' when none are found",
 )
 def _c25(f, t):
     if not (f["offloaded"] and f["fixed_accelerator"]):
