@@ -324,18 +324,18 @@ def test_chapter11_checks_on_the_real_model(enc):
     cost = ch11.run_cost(tok, model, senses, copies=1, reps=1)
     assert cost.cost_ratio > 1e4 and cost.lookup_flops_per_token == 0
     assert cost.flops_per_token == pytest.approx(cost.flops_per_token_formula, rel=0.02)
-    assert cost.acc_lookup == 0.5  # one row for both senses: every sentence is a tie
+    assert cost.acc_lookup == 0.5 and cost.word_row_diff == 0.0  # one row for both senses: every sentence is a tie
     assert senses.n_fruit == senses.n_company == 40 and 0.5 <= senses.acc_context_bag <= 1.0
     v = ch11.check_c46(cost)
     assert v.verdict in claims.rule_of("C46").outcomes and "operations per token" in v.evidence
     assert "static bag of context" in v.evidence
 
 
-def _cost(acc_top, bag, ratio=55000.0):
+def _cost(acc_top, bag, ratio=55000.0, row_diff=0.0):
     from embedbook.experiments import ch11_contextual as ch11
 
     return ch11.Cost(word="apple", n_sentences=80, top_layer=6, acc_lookup=0.5, acc_context_bag=bag, acc_l0=0.6,
-                     acc_top=acc_top, dim=384, tokens=200, flops_per_token=ratio * 384, flops_per_token_formula=ratio * 384,
+                     acc_top=acc_top, word_row_diff=row_diff, dim=384, tokens=200, flops_per_token=ratio * 384, flops_per_token_formula=ratio * 384,
                      lookup_flops_per_token=0, lookup_bytes_per_token=1536, cost_ratio=ratio, bench_tokens=200,
                      bench_lookup_tok_s=1e7, bench_forward_tok_s=1e4, bench_ratio=1000.0)
 
@@ -353,13 +353,24 @@ def test_c46_evidence_follows_the_outcome(acc_top, bag, ratio, verdict, phrase):
     v = ch11.check_c46(_cost(acc_top, bag, ratio))
     assert v.verdict == verdict and phrase in v.evidence
     assert "static bag of context" in v.evidence and "WiC" in v.evidence  # reported beside the rule, with its limit
-    assert "Rule revised after measuring" in v.strength
+    assert "Rule revised after measuring" in v.strength and "constructed demonstration" in v.strength
+    assert "an identity, not a probe" in v.evidence
 
 
 def test_c46_bag_of_context_does_not_decide():
     rule = claims.rule_of("C46")
-    assert "acc_context_bag" not in rule.inputs
-    assert rule({"acc_lookup": 0.95, "acc_top": 0.95, "cost_ratio": 55000.0}) == claims.REFUTED  # a row that tells
+    assert "acc_context_bag" not in rule.inputs and "acc_lookup" not in rule.inputs  # chance by construction
+    assert rule.basis == claims.CONSTRUCTED  # hand-written, cue-rich sentences
+    assert rule({"word_row_diff": 0.0, "acc_top": 0.95, "cost_ratio": 55000.0}) == claims.CONFIRMED
+
+
+def test_c46_row_leg_is_an_identity_check():
+    from embedbook.experiments import ch11_contextual as ch11
+
+    v = ch11.check_c46(_cost(0.95, 0.55, row_diff=0.3))  # an input layer that read its context
+    assert v.verdict == claims.REFUTED and "the word's rows differ between sentences" in v.evidence
+    assert "rows that differ between sentences by up to 0.3" in v.evidence
+    assert "Rule, revised after measuring** (was: a probe on the word's row" in claims.verdict_markdown(v)
 
 
 def test_c10_says_it_holds_by_definition(enc):

@@ -99,3 +99,42 @@ def test_run_tying_tiny_and_bad_sizes():
         ch.run_tying(2000, 1000)
     with pytest.raises(ValueError, match="exceeds"):
         ch.run_tying(1000, 10**8)
+
+
+def test_c08_box_says_the_rule_was_revised():
+    v = ch.check_c08(_tying([(4.5, 4.6)] * 3, [(4.0, 4.05)] * 3))
+    box = claims.verdict_markdown(v)
+    assert "Rule, revised after measuring** (was: the miniature decided" in box
+    assert "declared before measuring" not in box
+
+
+def test_c08_literature_sentence_follows_the_counts(swap_sources):
+    r = _tying([(4.5, 4.6)] * 3, [(4.0, 4.05)] * 3)
+    v = ch.check_c08(r)
+    assert "2 cited studies found that tying lowered held-out perplexity (Press & Wolf (2017); Inan et al." in v.evidence
+    assert "2 cited studies found untied embeddings did better" in v.evidence and "unsupported" in v.evidence
+    press = ch.C08_SOURCES[0]
+    chung = ch.C08_SOURCES[2]
+    swap_sources("C08", press, chung)  # one each way: still corrected, the sentence counts again
+    v = ch.check_c08(r)
+    assert v.verdict == claims.CORRECTED
+    assert "1 cited study found that tying lowered" in v.evidence and "Inan" not in v.evidence.split("Our miniature")[0]
+    assert "1 cited study found untied embeddings did better (Chung et al. (2021))" in v.evidence
+    swap_sources("C08", ch._C08_LOW, press)
+    v = ch.check_c08(r)
+    assert v.verdict == claims.CONFIRMED and "found the gain larger with less data" in v.evidence
+    assert "none found untied embeddings better" in v.evidence
+
+
+@pytest.mark.parametrize("overlap, says", [
+    (0.08, "left free, the two roles organise the tokens differently"),
+    (0.02, "not clearly above chance"),
+])
+def test_c09_miniature_sentence_follows_the_overlap(overlap, says):
+    import dataclasses
+
+    lit = dataclasses.replace(ch.literature_c09(), io_overlap=overlap, io_overlap_chance=0.02)
+    v = ch.check_c09(lit)
+    assert says in v.evidence and v.verdict == claims.CORRECTED
+    if overlap == 0.02:
+        assert "organise the tokens differently" not in v.evidence
