@@ -238,13 +238,15 @@ def wilson_interval(successes: int, n: int, z: float = 1.96) -> tuple[float, flo
 
 
 def bootstrap_mean_ci(values: Sequence[float], *, block: int = 1, reps: int = 2000, level: float = 0.95,
-                      seed: int = 0) -> tuple[float, float]:
+                      seed: int = 0, groups: Sequence | None = None) -> tuple[float, float]:
     """Percentile bootstrap interval for the mean of ``values``, resampling consecutive blocks of ``block``
-    values with replacement (a block bootstrap: neighbouring values, e.g. the tokens of one window, move together).
+    values with replacement (a block bootstrap: neighbouring values, e.g. the tokens of one window, move together),
+    or, with ``groups``, the values that share a label (a cluster bootstrap: e.g. the questions of one word).
 
     Args:
         values: the measurements, e.g. per-token loss differences; finite numbers.
         block: values per block (the last block may be shorter); 1 is the ordinary bootstrap.
+        groups: one label per value; the values of a label form one block, in place of ``block``.
         reps: bootstrap resamples.
         level: coverage of the interval, in (0, 1).
         seed: seed of the resampling (the interval is deterministic for a given seed).
@@ -253,13 +255,23 @@ def bootstrap_mean_ci(values: Sequence[float], *, block: int = 1, reps: int = 20
         ``(lo, hi)``.
 
     Raises:
-        ValueError: fewer than two blocks, a non-finite value, or a bad ``block``, ``reps`` or ``level``.
+        ValueError: fewer than two blocks (or groups), a non-finite value, groups of another length, or a bad
+            ``block``, ``reps`` or ``level``.
     """
     x = _vector(values, "values")
     if not isinstance(block, int) or block < 1 or not isinstance(reps, int) or reps < 1 or not 0 < level < 1:
         raise ValueError(f"need block >= 1, reps >= 1 and 0 < level < 1; got {block}, {reps}, {level}")
-    sums = np.add.reduceat(x, np.arange(0, len(x), block))
-    sizes = np.diff(np.append(np.arange(0, len(x), block), len(x)))
+    if groups is not None:
+        labels = np.asarray(groups)
+        if labels.shape != x.shape:
+            raise ValueError(f"groups needs one label per value ({len(x)}), got shape {labels.shape}")
+        code = np.unique(labels, return_inverse=True)[1].ravel()
+        sums, sizes = np.bincount(code, weights=x), np.bincount(code)
+        if len(sums) < 2:
+            raise ValueError(f"the {len(x)} values share one group label; a cluster bootstrap needs two groups or more")
+    else:
+        sums = np.add.reduceat(x, np.arange(0, len(x), block))
+        sizes = np.diff(np.append(np.arange(0, len(x), block), len(x)))
     if len(sums) < 2:
         raise ValueError(f"{len(x)} values make fewer than two blocks of {block}; use a smaller block")
     idx = np.random.default_rng(seed).integers(0, len(sums), size=(reps, len(sums)))

@@ -114,29 +114,33 @@ def check_c43(r: Analogy) -> claims.Verdict:
 # --- C44, C45: the whole analogy set -----------------------------------------------------------------------
 
 
-def stratified_gap(ok: np.ndarray, mask: np.ndarray, strata: np.ndarray, min_n: int = 5) -> tuple[float, float, float, int]:
+def stratified_gap(ok: np.ndarray, mask: np.ndarray, strata: np.ndarray, units: np.ndarray, min_n: int = 5,
+                   reps: int = 2000, seed: int = 0) -> tuple[float, float, float, int]:
     """Accuracy of the questions outside ``mask`` minus that of the questions inside it, compared within each
     stratum (a section, a frequency band) and averaged with weights = masked questions per stratum.
 
-    Strata with fewer than ``min_n`` questions on either side are left out. Returns ``(gap, lo, hi, n)``:
-    the gap, its 95 % interval (normal approximation to the difference of two proportions, strata
-    independent) and the number of masked questions used; NaNs and 0 when no stratum qualifies.
+    The gap is the mean, over the masked questions, of their stratum's accuracy outside the mask minus their own
+    0/1 outcome. Its 95 % interval resamples ``units`` (one label per question: the word that puts it in the
+    group), all the questions of a word moving together (:func:`embedbook.stats.bootstrap_mean_ci` with
+    ``groups``, ``reps`` draws): the words were sampled, not the questions, and one word's questions succeed or
+    fail together. With a single word the interval is the whole range, −1 to +1. Strata with fewer than
+    ``min_n`` questions on either side are left out. Returns ``(gap, lo, hi, n)``, ``n`` the masked questions
+    used; NaNs and 0 when no stratum qualifies.
     """
-    ok, mask, strata = np.asarray(ok, bool), np.asarray(mask, bool), np.asarray(strata)
-    gaps, variances, weights = [], [], []
+    ok, mask, strata, units = np.asarray(ok, bool), np.asarray(mask, bool), np.asarray(strata), np.asarray(units)
+    diffs, labels = [], []
     for s in dict.fromkeys(strata.tolist()):
         inside, rest = (strata == s) & mask, (strata == s) & ~mask
         if inside.sum() >= min_n and rest.sum() >= min_n:
-            p_in, p_rest = ok[inside].mean(), ok[rest].mean()
-            gaps.append(p_rest - p_in)
-            variances.append(p_in * (1 - p_in) / inside.sum() + p_rest * (1 - p_rest) / rest.sum())
-            weights.append(inside.sum())
-    if not gaps:
+            diffs.append(ok[rest].mean() - ok[inside])
+            labels.append(units[inside])
+    if not diffs:
         return float("nan"), float("nan"), float("nan"), 0
-    w = np.array(weights, float) / np.sum(weights)
-    gap = float(w @ np.array(gaps))
-    sd = float(np.sqrt(w**2 @ np.array(variances)))
-    return gap, gap - 1.96 * sd, gap + 1.96 * sd, int(np.sum(weights))
+    d, labels = np.concatenate(diffs), np.concatenate(labels)
+    if len(set(labels.tolist())) < 2:
+        return float(d.mean()), -1.0, 1.0, len(d)
+    lo, hi = stats.bootstrap_mean_ci(d, groups=labels, reps=reps, seed=seed)
+    return float(d.mean()), lo, hi, len(d)
 
 
 def within_section_auc(score: np.ndarray, ok: np.ndarray, sections: np.ndarray, min_n: int = 5) -> tuple[float, int]:
@@ -262,10 +266,14 @@ def run_analogy_set(space: Space, restrict: int = 100_000, per_section: int | No
     poly_words = polysemous_en()
     poly = np.array([any(w in poly_words for w in q) for q in res.questions])
     rare = rank >= RARE_RANK
-    g_rare = stratified_gap(ok, rare, secs)
-    g_names = stratified_gap(ok, names, band)
-    g_poly = stratified_gap(ok, poly, secs)
-    g_pnames, g_pcommon = stratified_gap(ok, poly & names, secs), stratified_gap(ok, poly & ~names, secs)
+    # the word that puts a question in its group, the unit the intervals resample: its rarest word, its homograph
+    rarest = np.array([max(q, key=space.index.__getitem__) for q in res.questions])
+    homograph = np.array([next((w for w in q if w in poly_words), "") for q in res.questions])
+    g_rare = stratified_gap(ok, rare, secs, rarest, seed=seed)
+    g_names = stratified_gap(ok, names, band, rarest, seed=seed)
+    g_poly = stratified_gap(ok, poly, secs, homograph, seed=seed)
+    g_pnames = stratified_gap(ok, poly & names, secs, homograph, seed=seed)
+    g_pcommon = stratified_gap(ok, poly & ~names, secs, homograph, seed=seed)
 
     def acc(mask):
         return float(ok[mask].mean()) if mask.any() else float("nan")
@@ -360,118 +368,149 @@ def check_c44(r: AnalogySet) -> claims.Verdict:
     return claims.judge("C44", figures, evidence, strength)
 
 
-# The legs that decide C45, each a within-section accuracy gap (figure prefix → what it compares).
-C45_LEGS = {
+# The groups C45 measures, each a within-section accuracy gap (figure prefix → what it compares). Rare words are
+# one leg; polysemous words are the other, read in two groupings: all homographs merged, and split in two.
+C45_GROUPS = {
     "rare": "rare words (the rarest word beyond rank 30,000) against the other questions of their section",
+    "poly": "all 34 homographs merged, against the other questions of their section",
     "poly_names": "ambiguous place and currency names (the homographs of the place-name sections: turkey, georgia, "
     "real, won, …) against the other, unambiguous names of their section",
     "poly_common": "ordinary homographs (saw, fell, mouse, …, in the other sections) against the other questions of "
     "their section",
 }
+HELD, AGAINST, OPEN = "fails more", "does not fail more", "open"
+
+
+def _c45_status(f, t, k: str) -> str:
+    """One group's reading: its gap ≥ gap_min with the interval above 0, its interval below gap_min, or open."""
+    if f[f"gap_{k}"] >= t["gap_min"] and f[f"gap_{k}_lo"] > 0:
+        return HELD
+    return AGAINST if f[f"gap_{k}_hi"] < t["gap_min"] else OPEN
+
+
+def c45_polysemy(f, t) -> tuple[str, str, str]:
+    """The polysemy leg: ``(merged, split, leg)``. The split reads 'fails more' only if both halves do and
+    'does not' only if neither does; the leg is the two groupings' common reading, and open where they differ
+    (neither grouping was declared before measuring)."""
+    merged = _c45_status(f, t, "poly")
+    halves = {_c45_status(f, t, "poly_names"), _c45_status(f, t, "poly_common")}
+    split = halves.pop() if len(halves) == 1 else OPEN
+    return merged, split, merged if merged == split else OPEN
 
 
 @claims.rule(
     "C45",
     basis=claims.MEASURED,
-    revised="three legs: rare words within sections, the place-name sections against the others at equal frequency, "
-    "and all 34 homographs together within sections, 'confirmed' if all three failed more. The name leg compared "
-    "place-name relations with grammatical ones; and the homograph leg's failures came from the ambiguous names "
-    "alone, which an audit found after the verdict, so the legs are now split like with like",
+    revised="round 3's first version (issue 19) had three legs, rare words, ambiguous names and ordinary homographs, "
+    "'confirmed' if all three failed more and 'corrected' if one did and another did not, each interval from the "
+    "question counts; its split of the homographs came after the data, and a cold audit found those intervals far "
+    "too narrow for a few words with many questions each. Now every interval resamples words, and the merged and split "
+    "groupings must agree. Round 2 had decided on the place-name sections against the others (a relation-type "
+    "confound) and on all homographs merged",
     quantity="GloVe 3CosAdd accuracy (inputs excluded) on questions-words.txt: the accuracy of comparable questions "
     "minus that of a group (a gap, positive when the group fails more), compared within each section and weighted "
-    "by the group's questions per section, each with a 95 % interval, for three groups: "
-    + "; ".join(C45_LEGS.values()) + ". Proper nouns as such cannot be compared within a section (every question "
-    "of a place-name section is made of names), so the gap of the place-name sections against the others, at equal "
-    "word frequency, is reported beside the rule and does not decide: it cannot be separated from how hard those "
-    "relations are",
+    "by the group's questions per section; its 95 % interval resamples the words that put questions in the group "
+    "(2,000 draws, all of a word's questions together: its rarest word, its homograph). Groups: "
+    + "; ".join(C45_GROUPS.values()) + ". Two legs decide: rare words, and polysemous words, read both merged and "
+    "split, since neither grouping was declared before measuring. Proper nouns as such cannot be compared within "
+    "a section (every question of a place-name section is made of names), so the gap of the place-name sections "
+    "against the others, at equal word frequency, is reported beside the rule and does not decide",
     inputs={f"gap_{k}{s}": f"{what}{' (95 % interval ' + s[1:] + ')' if s else ''}"
-            for k, what in (("rare", "rare-word gap"), ("poly_names", "ambiguous-name gap"),
-                            ("poly_common", "ordinary-homograph gap"))
+            for k, what in (("rare", "rare-word gap"), ("poly", "all-homograph gap"),
+                            ("poly_names", "ambiguous-name gap"), ("poly_common", "ordinary-homograph gap"))
             for s in ("", "_lo", "_hi")},
     thresholds={"gap_min": 0.05},
     outcomes={
-        CONFIRMED: "all three groups fail more: each gap ≥ `gap_min` with its interval above 0 (rare words, names "
-        "when ambiguous, and ordinary polysemous words)",
-        CORRECTED: "at least one group fails more and at least one does not (its interval lies below `gap_min`): the "
-        "article names the wrong groups, or too many",
-        REFUTED: "none of the three fails more (every interval lies below `gap_min`)",
-        INCONCLUSIVE: "anything else: some gap's interval straddles the thresholds",
+        CONFIRMED: "both legs fail more: the rare-word gap ≥ `gap_min` with its interval above 0, and polysemous "
+        "words fail more in both groupings (merged; and each half of the split)",
+        CORRECTED: "one leg fails more and the other does not (its interval lies below `gap_min`; for polysemy, in "
+        "both groupings): the article names the wrong groups, or too many",
+        REFUTED: "neither leg fails more (every interval below `gap_min`, in both groupings)",
+        INCONCLUSIVE: "anything else: an interval straddles the thresholds, or the merged and split groupings of the "
+        "homographs disagree",
     },
     examples={
-        CONFIRMED: {"gap_rare": 0.1, "gap_rare_lo": 0.08, "gap_rare_hi": 0.12, "gap_poly_names": 0.15,
-                    "gap_poly_names_lo": 0.12, "gap_poly_names_hi": 0.18, "gap_poly_common": 0.08,
-                    "gap_poly_common_lo": 0.02, "gap_poly_common_hi": 0.14},
-        CORRECTED: {"gap_rare": 0.1, "gap_rare_lo": 0.08, "gap_rare_hi": 0.12, "gap_poly_names": 0.147,
-                    "gap_poly_names_lo": 0.12, "gap_poly_names_hi": 0.17, "gap_poly_common": -0.004,
-                    "gap_poly_common_lo": -0.032, "gap_poly_common_hi": 0.024},
-        REFUTED: {"gap_rare": 0.0, "gap_rare_lo": -0.02, "gap_rare_hi": 0.02, "gap_poly_names": 0.01,
-                  "gap_poly_names_lo": -0.02, "gap_poly_names_hi": 0.04, "gap_poly_common": 0.0,
-                  "gap_poly_common_lo": -0.03, "gap_poly_common_hi": 0.03},
-        INCONCLUSIVE: {"gap_rare": 0.04, "gap_rare_lo": -0.01, "gap_rare_hi": 0.09, "gap_poly_names": 0.02,
-                       "gap_poly_names_lo": -0.06, "gap_poly_names_hi": 0.1, "gap_poly_common": 0.03,
-                       "gap_poly_common_lo": -0.05, "gap_poly_common_hi": 0.11},
+        CONFIRMED: {"gap_rare": 0.1, "gap_rare_lo": 0.047, "gap_rare_hi": 0.16, "gap_poly": 0.12, "gap_poly_lo": 0.06,
+                    "gap_poly_hi": 0.18, "gap_poly_names": 0.147, "gap_poly_names_lo": 0.06,
+                    "gap_poly_names_hi": 0.244, "gap_poly_common": 0.09, "gap_poly_common_lo": 0.02,
+                    "gap_poly_common_hi": 0.16},
+        CORRECTED: {"gap_rare": 0.1, "gap_rare_lo": 0.047, "gap_rare_hi": 0.16, "gap_poly": -0.01,
+                    "gap_poly_lo": -0.045, "gap_poly_hi": 0.03, "gap_poly_names": 0.0, "gap_poly_names_lo": -0.04,
+                    "gap_poly_names_hi": 0.045, "gap_poly_common": -0.02, "gap_poly_common_lo": -0.06,
+                    "gap_poly_common_hi": 0.03},
+        REFUTED: {"gap_rare": 0.0, "gap_rare_lo": -0.04, "gap_rare_hi": 0.04, "gap_poly": -0.01,
+                  "gap_poly_lo": -0.045, "gap_poly_hi": 0.03, "gap_poly_names": 0.0, "gap_poly_names_lo": -0.04,
+                  "gap_poly_names_hi": 0.045, "gap_poly_common": -0.02, "gap_poly_common_lo": -0.06,
+                  "gap_poly_common_hi": 0.03},
+        INCONCLUSIVE: {"gap_rare": 0.101, "gap_rare_lo": 0.047, "gap_rare_hi": 0.16, "gap_poly": 0.069,
+                       "gap_poly_lo": 0.003, "gap_poly_hi": 0.136, "gap_poly_names": 0.147,
+                       "gap_poly_names_lo": 0.06, "gap_poly_names_hi": 0.244, "gap_poly_common": -0.004,
+                       "gap_poly_common_lo": -0.075, "gap_poly_common_hi": 0.071},
     },
     full_size_only=True,
 )
 def _c45(f, t):
-    held = [k for k in C45_LEGS if f[f"gap_{k}"] >= t["gap_min"] and f[f"gap_{k}_lo"] > 0]
-    against = [k for k in C45_LEGS if f[f"gap_{k}_hi"] < t["gap_min"]]
-    if len(held) == len(C45_LEGS):
+    legs = [_c45_status(f, t, "rare"), c45_polysemy(f, t)[2]]
+    if legs == [HELD, HELD]:
         return CONFIRMED
-    if held and against:
+    if HELD in legs and AGAINST in legs:
         return CORRECTED
-    if len(against) == len(C45_LEGS):
-        return REFUTED
-    return INCONCLUSIVE
-
-
-def _groups(r: AnalogySet) -> dict[str, str]:
-    return {"rare": "rare words", "poly_names": "ambiguous place and currency names",
-            "poly_common": "ordinary homographs"}
+    return REFUTED if legs == [AGAINST, AGAINST] else INCONCLUSIVE
 
 
 @claims.check("C45")
 def check_c45(r: AnalogySet) -> claims.Verdict:
     """Settle C45 from :func:`run_analogy_set`."""
-    figures = {f"gap_{k}{s}": getattr(r, f"gap_{k}{s}") for k in (*C45_LEGS, "names", "poly")
-               for s in ("", "_lo", "_hi")}
+    figures = {f"gap_{k}{s}": getattr(r, f"gap_{k}{s}") for k in (*C45_GROUPS, "names") for s in ("", "_lo", "_hi")}
     t = claims.rule_of("C45").thresholds
-    held = [n for k, n in _groups(r).items() if figures[f"gap_{k}"] >= t["gap_min"] and figures[f"gap_{k}_lo"] > 0]
-    against = [n for k, n in _groups(r).items() if figures[f"gap_{k}_hi"] < t["gap_min"]]
-    open_ = [n for n in _groups(r).values() if n not in held and n not in against]
+    merged, split, poly = c45_polysemy(figures, t)
 
     def interval(k: str) -> str:
         return f"{figures[f'gap_{k}']:+.1%} (95 % interval {figures[f'gap_{k}_lo']:+.1%} to {figures[f'gap_{k}_hi']:+.1%})"
 
+    def reading(k: str) -> str:
+        status = _c45_status(figures, t, k)
+        if status == HELD:
+            return "fails more"
+        if status == AGAINST:
+            return f"does not fail more by {t['gap_min']:.0%} or more"
+        edge = "0" if figures[f"gap_{k}"] >= t["gap_min"] else f"{t['gap_min']:.0%}"
+        return f"not settled (the interval reaches across {edge})"
+
     def evidence(v: str) -> str:
         text = (
             "GloVe, 3CosAdd with the inputs excluded; a gap is the accuracy of comparable questions minus that of the "
-            f"group, positive when the group fails more. Rare words: the {r.n_rare:,} questions whose rarest word ranks "
-            f"beyond {RARE_RANK:,} score {r.acc_rare:.1%} (inside the 10,000 most frequent words: {r.acc_frequent:.1%}); "
-            f"their gap within sections is {interval('rare')}. Polysemous words, split: the {r.n_poly_names:,} questions "
-            f"with an ambiguous place or currency name have a gap within their sections of {interval('poly_names')}; "
-            f"the {r.n_poly_common:,} with an ordinary homograph, {interval('poly_common')} (all {r.n_poly:,} "
-            f"together: {interval('poly')}). Proper nouns as such: the {r.n_names:,} questions of the place-name "
-            f"sections score {r.acc_names:.1%} against {r.acc_rest:.1%} for the rest, a gap at equal word frequency of "
-            f"{interval('names')}; every question of those sections is made of names, so this compares relation types "
-            "and does not decide. "
+            "group, positive when the group fails more, and its interval resamples words. Rare words: the "
+            f"{r.n_rare:,} questions whose rarest word ranks beyond {RARE_RANK:,} score {r.acc_rare:.1%} (inside the "
+            f"10,000 most frequent words: {r.acc_frequent:.1%}); their gap within sections is {interval('rare')}: "
+            f"{reading('rare')}. Polysemous words, merged: the {r.n_poly:,} questions with one of the homographs, "
+            f"{interval('poly')}: {reading('poly')}. Split: the {r.n_poly_names:,} with an ambiguous place or currency "
+            f"name, {interval('poly_names')}: {reading('poly_names')}; the {r.n_poly_common:,} with an ordinary "
+            f"homograph, {interval('poly_common')}: {reading('poly_common')}. Proper nouns as such: the "
+            f"{r.n_names:,} questions of the place-name sections score {r.acc_names:.1%} against {r.acc_rest:.1%} for "
+            f"the rest, a gap at equal word frequency of {interval('names')}; every question of those sections is made "
+            "of names, so this compares relation types and does not decide. "
         )
-        parts = []
-        if held:
-            parts.append(f"fail more: {', '.join(held)}")
-        if against:
-            parts.append(f"do not fail more by {t['gap_min']:.0%} or more: {', '.join(against)}")
-        for k, n in _groups(r).items():
-            if n in open_:
-                edge = "0" if figures[f"gap_{k}"] >= t["gap_min"] else f"{t['gap_min']:.0%}"
-                parts.append(f"not settled for {n}: the interval {figures[f'gap_{k}_lo']:+.1%} to "
-                             f"{figures[f'gap_{k}_hi']:+.1%} reaches across {edge}")
-        return text + "; ".join(parts).capitalize() + "."
+        if merged == split == OPEN:
+            poly_words = "Neither grouping of the homographs settles the polysemy leg"
+        elif merged == split:
+            poly_words = f"The merged and split groupings of the homographs agree: the polysemy leg {poly}"
+        else:
+            poly_words = (f"The two groupings of the homographs disagree (merged: {merged}; split: {split}) and "
+                          "neither was declared before measuring, so the polysemy leg is open")
+        close = {
+            CONFIRMED: "; rare and polysemous words both fail more, as the article says (proper nouns untested here).",
+            CORRECTED: "; one of the two legs fails more and the other does not, so the article names a wrong group.",
+            REFUTED: "; neither rare nor polysemous words fail more here.",
+            INCONCLUSIVE: "; with a leg open this run does not settle the claim.",
+        }[v]
+        return text + poly_words + close
 
-    strength = (f"{r.n_questions:,} questions; every deciding gap is compared within sections and carries a 95 % "
-                "interval from the question counts (sections independent); the homograph list is the book's own and "
-                "small, and its ambiguous names are a handful of words (a few words can carry a section's gap); "
-                "proper nouns that are not ambiguous cannot be compared like with like in this set")
+    strength = (f"{r.n_questions:,} questions but few words: every deciding gap is compared within sections, and its "
+                "interval resamples words (2,000 draws), so a handful of words cannot pass for a group; the homograph "
+                "list is the book's own and small, and how it is split was chosen after the data (hence both "
+                "groupings); proper nouns that are not ambiguous cannot be compared like with like in this "
+                "set")
     return claims.judge("C45", figures, evidence, strength)
 
 
