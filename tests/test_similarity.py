@@ -391,9 +391,10 @@ def test_stratified_gap_and_auc():
     ok = np.array([1, 1, 1, 1, 1, 0, 0, 0, 0, 0] * 4, bool)
     mask = np.array([0, 0, 0, 0, 0, 1, 1, 1, 1, 1] * 4, bool)  # the masked questions all fail
     strata = np.array(["a"] * 20 + ["b"] * 20)
-    gap, lo, hi, n = ch09.stratified_gap(ok, mask, strata)
+    words = np.arange(40).astype(str)  # each question its own word
+    gap, lo, hi, n = ch09.stratified_gap(ok, mask, strata, words)
     assert gap == pytest.approx(1.0) and n == 20 and lo <= gap <= hi
-    assert np.isnan(ch09.stratified_gap(ok, mask, strata, min_n=50)[0])
+    assert np.isnan(ch09.stratified_gap(ok, mask, strata, words, min_n=50)[0])
     score = np.where(ok, 1.0, 0.0)
     auc, used = ch09.within_section_auc(score, ok, strata)
     assert auc == pytest.approx(1.0) and used == 2
