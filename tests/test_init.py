@@ -152,10 +152,18 @@ def test_c21_and_c23_on_small_runs():
     sweep = ch06.run_warmup(default, seeds=(0,), warmup=5, max_steps=10)
     assert set(sweep.runs) == set(ch06.WARMUP_INITS) and all(len(a[0]) == len(a[1]) == 1
                                                           for by_lr in sweep.runs.values() for a in by_lr.values())
+    # the untied arm: the same sweep with tie=False, at the higher learning rate only
+    assert sweep.tie and not sweep.untied.tie and sweep.untied.untied is None
+    assert sweep.untied.lrs == [ch06.WARMUP_LRS[1]] and set(sweep.untied.runs) == set(ch06.WARMUP_INITS)
     # one seed and ten steps: no run reaches a plateau, so nothing may decide
-    assert ch06.check_c23(sweep).verdict == claims.INCONCLUSIVE
+    v = ch06.check_c23(sweep)
+    assert v.verdict == claims.INCONCLUSIVE and "Untied head, lr 0.01" in v.evidence
     with pytest.raises(ValueError, match="two learning rates"):
         ch06.run_warmup(default, lrs=(1e-3,), max_steps=10)
+    with pytest.raises(ValueError, match="one untied"):
+        ch06.run_warmup(default, lrs=ch06.WARMUP_LRS, max_steps=10, tie=False)
+    with pytest.raises(ValueError, match="untied sweep"):
+        ch06.check_c23(ch06.run_warmup(default, seeds=(0,), warmup=2, max_steps=4, untied_lrs=()))
 
 
 def test_c22_needs_both_measures_to_agree_on_little_data():
@@ -177,6 +185,30 @@ def test_c23_reads_each_learning_rate_only_if_its_runs_plateaued():
     rule = claims.rule_of("C23")
     confirmed = dict(rule.examples[claims.CONFIRMED])
     assert rule(confirmed | {"fast_ok": 0}) != claims.CONFIRMED  # the effect sits at the learning rate that failed
-    # warm-up helps both tables alike: not especially for N(0, 1)
-    assert rule(confirmed | {"fast_small_lo": 0.02, "fast_small_mean": 0.15}) == claims.CORRECTED
+    # warm-up helps both tables alike in the tied model: not especially for N(0, 1) there, while the untied
+    # model confirms, so the readings disagree; with the untied model corrected too, the claim is corrected
+    tied_alike = confirmed | {"fast_small_lo": 0.02, "fast_small_mean": 0.15}
+    assert rule(tied_alike) == claims.INCONCLUSIVE
+    corrected = rule.examples[claims.CORRECTED]
+    assert rule(tied_alike | {k: v for k, v in corrected.items() if k.startswith("untied_")}) == claims.CORRECTED
     assert rule(confirmed | {"default_std": 0.02}) == claims.REFUTED
+
+
+def test_c23_needs_the_tied_and_the_untied_model_to_agree():
+    """The cold audit's untied re-run (no gain for the N(0, 1) table) against a tied sweep that confirms."""
+    from embedbook import claims
+    from embedbook.experiments import ch06_init as ch06
+
+    rule = claims.rule_of("C23")
+    confirmed = dict(rule.examples[claims.CONFIRMED])
+    audit = ch06._c23_example((1, ch06._QUIET, ch06._QUIET), (1, (0.018, 0.496, 0.194), (-0.003, 0.012, 0.004)),
+                              ch06._AUDIT_UNTIED)
+    assert rule(audit) == claims.INCONCLUSIVE  # tied confirms, untied cannot: not settled
+    untied = {k: v for k, v in confirmed.items() if k.startswith("untied_")}
+    assert rule(audit | untied) == claims.CONFIRMED  # the untied model confirming too settles it
+    assert rule(confirmed | {"untied_ok": 0}) == claims.INCONCLUSIVE  # an untied arm that may not decide
+    # the untied model reads "corrected" (std 0.02 gains as much), the tied one "confirmed": they disagree
+    corrected = dict(rule.examples[claims.CORRECTED])
+    assert rule(confirmed | {k: v for k, v in corrected.items() if k.startswith("untied_")}) == claims.INCONCLUSIVE
+    # the tied model alone at lr 1e-2 (its lr 3e-3 quiet) still counts as the tied reading, as before
+    assert rule(confirmed | {"slow_ok": 0}) == claims.CONFIRMED

@@ -486,9 +486,11 @@ WARMUP_INITS = ("torch_default", "normal_0.02")  # nn.Embedding's N(0, 1), and G
 
 @dataclass
 class WarmupSweep(Result):
-    """Tied TinyLMs (width ``d``) on the Lee corpus, token table from N(0, 1) or N(0, 0.02²), trained to a
+    """TinyLMs (width ``d``) on the Lee corpus, token table from N(0, 1) or N(0, 0.02²), trained to a
     validation plateau with and without a linear warm-up of ``warmup`` steps, at each learning rate, over seeds;
-    with :class:`DefaultStart` (the default's std and the first step).
+    with :class:`DefaultStart` (the default's std and the first step). ``tie``: whether the output head is the
+    token table (then two learning rates, "slow" and "fast"); ``untied``: the same sweep with an untied head
+    (one learning rate), held by the tied sweep.
 
     ``runs[init][lr][warm][i]``: seed ``seeds[i]``'s run (``best_val``, ``best_step``, ``plateau``), ``warm`` 0 or 1.
     """
@@ -502,6 +504,12 @@ class WarmupSweep(Result):
     lrs: list[float] = field(default_factory=list)
     seeds: list[int] = field(default_factory=list)
     runs: dict[str, dict[float, dict[int, list[dict]]]] = field(default_factory=dict)
+    tie: bool = True
+    untied: WarmupSweep | None = None
+
+    def keys(self) -> tuple[str, ...]:
+        """The figures' name for each of ``lrs``: "slow" and "fast" with a tied head, "untied" without."""
+        return ("slow", "fast") if self.tie else ("untied",)
 
     def gain(self, init_name: str, lr: float) -> stats.SeedEffect:
         """Per seed, best validation loss without warm-up − with it (nats): positive means warm-up helped."""
@@ -515,7 +523,7 @@ class WarmupSweep(Result):
 
     def extra_glue(self) -> dict:
         out = {"n_seeds": len(self.seeds)}
-        for key, lr in zip(("slow", "fast"), self.lrs):
+        for key, lr in zip(self.keys(), self.lrs):
             out[f"{key}_lr"] = lr
             for name, short in zip(WARMUP_INITS, ("unit", "small")):
                 for warm in (0, 1):
@@ -525,19 +533,22 @@ class WarmupSweep(Result):
 
 
 def run_warmup(start: DefaultStart, vocab_size: int = 1000, d: int = 64, seeds: tuple[int, ...] = (0, 1, 2),
-               lrs: tuple[float, float] = WARMUP_LRS, warmup: int = 200, context: int = 32, batch_size: int = 16,
+               lrs: tuple[float, ...] = WARMUP_LRS, warmup: int = 200, context: int = 32, batch_size: int = 16,
                max_steps: int = 3000, eval_every: int = 20, patience: int = 4, min_delta: float = 1e-3,
-               device: str | torch.device = "cpu") -> WarmupSweep:
-    """Train a tied TinyLM from each of :data:`WARMUP_INITS` with and without ``warmup`` steps of linear warm-up,
-    at each of the two learning rates ``lrs``, on the whole Lee training split; every run stops on a plateau of the
-    whole validation split's loss (not before ``2 * warmup`` steps, with or without warm-up; or at ``max_steps``)
-    and keeps its best weights."""
-    if len(lrs) != 2 or not warmup > 0:
-        raise ValueError(f"run_warmup needs two learning rates and warmup > 0 steps, got lrs={lrs}, warmup={warmup}")
+               device: str | torch.device = "cpu", tie: bool = True,
+               untied_lrs: tuple[float, ...] = (WARMUP_LRS[1],)) -> WarmupSweep:
+    """Train a TinyLM (head tied to the table if ``tie``) from each of :data:`WARMUP_INITS` with and without
+    ``warmup`` steps of linear warm-up, at each learning rate of ``lrs`` (two if tied, one if not), on the whole Lee
+    training split; every run stops on a plateau of the whole validation split's loss (not before ``2 * warmup``
+    steps, with or without warm-up; or at ``max_steps``) and keeps its best weights. A tied sweep also runs the
+    untied one at ``untied_lrs`` (everything else alike) into ``untied``; pass ``untied_lrs=()`` to skip it."""
+    if len(lrs) != (2 if tie else 1) or not warmup > 0:
+        raise ValueError(f"run_warmup needs two learning rates with a tied head (one untied) and warmup > 0 steps, "
+                         f"got lrs={lrs}, tie={tie}, warmup={warmup}")
     vocab, train_ids, val_ids = lee(vocab_size)
     V = len(vocab)
     out = WarmupSweep(start=start, d=d, warmup=warmup, max_steps=max_steps, val_tokens=len(val_ids),
-                      unigram=lm.unigram_loss(train_ids, val_ids, V), lrs=list(lrs), seeds=list(seeds))
+                      unigram=lm.unigram_loss(train_ids, val_ids, V), lrs=list(lrs), seeds=list(seeds), tie=tie)
     for name in WARMUP_INITS:
         out.runs[name] = {}
         for lr in lrs:
@@ -545,7 +556,7 @@ def run_warmup(start: DefaultStart, vocab_size: int = 1000, d: int = 64, seeds: 
             for warm in (0, 1):
                 for s in seeds:
                     torch.manual_seed(s)
-                    model = lm.TinyLM(lm.LMConfig(V, d_model=d, n_layers=1, context=context, tie=True, init=name,
+                    model = lm.TinyLM(lm.LMConfig(V, d_model=d, n_layers=1, context=context, tie=tie, init=name,
                                                   dropout=0.0)).to(device)
                     # the same stopping rule for both arms; it may not stop before twice the warm-up length
                     # (a warmed-up model sits on the unigram plateau while its learning rate is still small)
@@ -554,23 +565,29 @@ def run_warmup(start: DefaultStart, vocab_size: int = 1000, d: int = 64, seeds: 
                                  min_delta=min_delta, min_steps=min(2 * warmup, max_steps), seed=s, progress=False)
                     out.runs[name][lr][warm].append({"best_val": h.best_val_loss, "best_step": h.best_step,
                                                      "plateau": int(h.plateau)})
+    if tie and untied_lrs:
+        out.untied = run_warmup(start, vocab_size, d, seeds, tuple(untied_lrs), warmup, context, batch_size,
+                                max_steps, eval_every, patience, min_delta, device, tie=False)
     return out
 
 
 def _c23_figures(r: WarmupSweep) -> dict:
-    f = {"default_std": r.start.default_std, "n_seeds": len(r.seeds)}
-    for key, lr in zip(("slow", "fast"), r.lrs):
-        f[f"{key}_ok"] = int(r.lr_ok(lr))
-        for name, short in zip(WARMUP_INITS, ("unit", "small")):
-            g = r.gain(name, lr)
-            f |= {f"{key}_{short}_lo": g.lo, f"{key}_{short}_hi": g.hi, f"{key}_{short}_mean": g.mean}
+    if r.untied is None:
+        raise ValueError("C23 needs the untied sweep too: run_warmup with untied_lrs")
+    f = {"default_std": r.start.default_std, "n_seeds": min(len(r.seeds), len(r.untied.seeds))}
+    for sweep in (r, r.untied):
+        for key, lr in zip(sweep.keys(), sweep.lrs):
+            f[f"{key}_ok"] = int(sweep.lr_ok(lr))
+            for name, short in zip(WARMUP_INITS, ("unit", "small")):
+                g = sweep.gain(name, lr)
+                f |= {f"{key}_{short}_lo": g.lo, f"{key}_{short}_hi": g.hi, f"{key}_{short}_mean": g.mean}
     return f
 
 
-def _c23_example(slow: tuple, fast: tuple, **over) -> dict:
-    """Figures for the rule's examples: per learning rate (ok, (unit lo, hi, mean), (small lo, hi, mean))."""
+def _c23_example(slow: tuple, fast: tuple, untied: tuple, **over) -> dict:
+    """Figures for the rule's examples: per learning rate and head (ok, (unit lo, hi, mean), (small lo, hi, mean))."""
     f = {"default_std": 1.0, "n_seeds": 3}
-    for key, (ok, unit, small) in (("slow", slow), ("fast", fast)):
+    for key, (ok, unit, small) in (("slow", slow), ("fast", fast), ("untied", untied)):
         f[f"{key}_ok"] = ok
         for short, (lo, hi, mean) in (("unit", unit), ("small", small)):
             f |= {f"{key}_{short}_lo": lo, f"{key}_{short}_hi": hi, f"{key}_{short}_mean": mean}
@@ -580,58 +597,10 @@ def _c23_example(slow: tuple, fast: tuple, **over) -> dict:
 _QUIET = (-0.004, 0.006, 0.001)  # warm-up changes nothing: every seed within ±0.01 nats
 
 
-@claims.rule(
-    "C23",
-    basis=claims.MEASURED,
-    revised="decided by a list of two warm-up studies, both typed as not naming the table's scale, so 'confirmed' "
-    "was unreachable; before that, by the first AdamW step's relative size. This rule was written after an audit's "
-    "direct run (lr 1e-2, 3 seeds) and committed before the book's full-size sweep ran",
-    quantity="the standard deviation of a freshly built nn.Embedding; and, for a tied small LM (d = 64, the whole "
-    "Lee training split) whose token table starts from N(0, 1) or from N(0, 0.02²), the best validation loss "
-    "without warm-up minus with a linear warm-up (nats, per seed: the warm-up's gain), at two learning rates, "
-    "every run trained to its validation plateau",
-    inputs={
-        "default_std": "std of the entries of a new nn.Embedding",
-        "n_seeds": "seeds per arm",
-        "slow_ok": "1 if every run at the lower learning rate stopped on its plateau at least `margin` nats below "
-        "the unigram model (only then may that learning rate decide)",
-        "slow_unit_lo": "lower learning rate, N(0, 1) table: smallest per-seed gain from warm-up",
-        "slow_unit_hi": "largest", "slow_unit_mean": "mean",
-        "slow_small_lo": "lower learning rate, std-0.02 table: smallest per-seed gain", "slow_small_hi": "largest",
-        "slow_small_mean": "mean",
-        "fast_ok": "the same gate at the higher learning rate",
-        "fast_unit_lo": "higher learning rate, N(0, 1) table: smallest per-seed gain", "fast_unit_hi": "largest",
-        "fast_unit_mean": "mean",
-        "fast_small_lo": "higher learning rate, std-0.02 table: smallest per-seed gain", "fast_small_hi": "largest",
-        "fast_small_mean": "mean",
-    },
-    thresholds={"tolerance": 0.05, "min_seeds": 3, "margin": MARGIN, "min_effect": 0.01, "much_less": 0.5},
-    seeds=3,
-    outcomes={
-        REFUTED: "the default std differs from 1 by more than `tolerance`; or, at every learning rate that may "
-        "decide, no seed of either table gains `min_effect` nats from warm-up (warm-up helps neither)",
-        INCONCLUSIVE: "fewer than `min_seeds` seeds, no learning rate whose runs all plateaued `margin` below the "
-        "unigram model, or gains inside the seed spread (no other outcome applies)",
-        CONFIRMED: "the default is N(0, 1), and at some deciding learning rate warm-up lowers the N(0, 1) model's loss "
-        "by at least `min_effect` on every seed while the std-0.02 model does not gain that on every seed, or gains "
-        "on average at most `much_less` times as much",
-        CORRECTED: "the default is N(0, 1), and warm-up lowers the std-0.02 model's loss by at least `min_effect` on "
-        "every seed at some deciding learning rate, about as much as (or more than) the N(0, 1) model's: warm-up "
-        "matters, but not especially for the N(0, 1) table",
-    },
-    examples={
-        REFUTED: _c23_example((1, _QUIET, _QUIET), (1, _QUIET, (-0.02, 0.004, -0.006))),
-        INCONCLUSIVE: _c23_example((1, (-0.02, 0.04, 0.01), _QUIET), (0, (0.02, 0.5, 0.19), _QUIET)),
-        CONFIRMED: _c23_example((1, _QUIET, _QUIET), (1, (0.018, 0.496, 0.194), (-0.003, 0.012, 0.004))),
-        CORRECTED: _c23_example((1, _QUIET, _QUIET), (1, (0.02, 0.05, 0.03), (0.03, 0.06, 0.045))),
-    },
-    full_size_only=True,
-)
-def _c23(f, t):
-    if abs(f["default_std"] - 1.0) > t["tolerance"]:
-        return REFUTED
-    deciding = [k for k in ("slow", "fast") if f[f"{k}_ok"]]
-    if f["n_seeds"] < t["min_seeds"] or not deciding:
+def _c23_reading(f, t, keys: tuple[str, ...]) -> str:
+    """One model's outcome (tied: ``("slow", "fast")``; untied: ``("untied",)``) from its learning rates' gains."""
+    deciding = [k for k in keys if f[f"{k}_ok"]]
+    if not deciding:
         return INCONCLUSIVE
     helps = lambda k, s: f[f"{k}_{s}_lo"] >= t["min_effect"]
     for k in deciding:
@@ -644,6 +613,77 @@ def _c23(f, t):
     return INCONCLUSIVE
 
 
+_AUDIT_UNTIED = (1, (-0.015, 0.008, -0.003), (0.008, 0.018, 0.013))  # the cold audit's untied re-run at lr 1e-2
+
+
+@claims.rule(
+    "C23",
+    basis=claims.MEASURED,
+    revised="round 3's first version read only the tied model: 'confirmed' if, at either learning rate, warm-up "
+    "gained the N(0, 1) table `min_effect` on every seed and the std-0.02 table much less. A cold audit's untied "
+    "re-run (lr 1e-2, seeds 0-2) found no such gain, so the effect may come from the tied head's huge initial "
+    "logits rather than the embedding layer; the rule now needs the tied and the untied readings to agree. Before "
+    "round 3: a list of two warm-up studies (unreachable 'confirmed'), and before that the first AdamW step's size",
+    quantity="the standard deviation of a freshly built nn.Embedding; and, for a small LM (d = 64, the whole "
+    "Lee training split) whose token table starts from N(0, 1) or from N(0, 0.02²), the best validation loss "
+    "without warm-up minus with a linear warm-up (nats, per seed: the warm-up's gain), every run trained to its "
+    "validation plateau; read twice: with the head tied to the table (two learning rates) and untied (the higher one)",
+    inputs={
+        "default_std": "std of the entries of a new nn.Embedding",
+        "n_seeds": "seeds per arm",
+        "slow_ok": "tied head, lower learning rate: 1 if every run stopped on its plateau at least `margin` nats "
+        "below the unigram model (only then may that learning rate decide)",
+        "slow_unit_lo": "tied, lower learning rate, N(0, 1) table: smallest per-seed gain from warm-up",
+        "slow_unit_hi": "largest", "slow_unit_mean": "mean",
+        "slow_small_lo": "tied, lower learning rate, std-0.02 table: smallest per-seed gain", "slow_small_hi": "largest",
+        "slow_small_mean": "mean",
+        "fast_ok": "the same gate, tied head, higher learning rate",
+        "fast_unit_lo": "tied, higher learning rate, N(0, 1) table: smallest per-seed gain", "fast_unit_hi": "largest",
+        "fast_unit_mean": "mean",
+        "fast_small_lo": "tied, higher learning rate, std-0.02 table: smallest per-seed gain", "fast_small_hi": "largest",
+        "fast_small_mean": "mean",
+        "untied_ok": "the same gate, untied head (higher learning rate)",
+        "untied_unit_lo": "untied, N(0, 1) table: smallest per-seed gain", "untied_unit_hi": "largest",
+        "untied_unit_mean": "mean",
+        "untied_small_lo": "untied, std-0.02 table: smallest per-seed gain", "untied_small_hi": "largest",
+        "untied_small_mean": "mean",
+    },
+    thresholds={"tolerance": 0.05, "min_seeds": 3, "margin": MARGIN, "min_effect": 0.01, "much_less": 0.5},
+    seeds=3,
+    outcomes={
+        REFUTED: "the default std differs from 1 by more than `tolerance`; or, in both the tied and the untied "
+        "model, at every learning rate that may decide, no seed of either table gains `min_effect` nats from "
+        "warm-up (warm-up helps neither)",
+        INCONCLUSIVE: "fewer than `min_seeds` seeds; a model (tied or untied) with no learning rate whose runs all "
+        "plateaued `margin` below the unigram model, or with gains inside the seed spread; or the tied and the "
+        "untied readings reach different outcomes (neither was declared the deciding one)",
+        CONFIRMED: "the default is N(0, 1), and in both the tied and the untied model, at some deciding learning "
+        "rate, warm-up lowers the N(0, 1) model's loss by at least `min_effect` on every seed while the std-0.02 "
+        "model does not gain that on every seed, or gains on average at most `much_less` times as much",
+        CORRECTED: "the default is N(0, 1), and in both the tied and the untied model warm-up lowers the std-0.02 "
+        "model's loss by at least `min_effect` on every seed at some deciding learning rate, about as much as (or "
+        "more than) the N(0, 1) model's: warm-up matters, but not especially for the N(0, 1) table",
+    },
+    examples={
+        REFUTED: _c23_example((1, _QUIET, _QUIET), (1, _QUIET, (-0.02, 0.004, -0.006)), (1, _QUIET, _QUIET)),
+        INCONCLUSIVE: _c23_example((1, _QUIET, _QUIET), (1, (0.018, 0.496, 0.194), (-0.003, 0.012, 0.004)),
+                                   _AUDIT_UNTIED),
+        CONFIRMED: _c23_example((1, _QUIET, _QUIET), (1, (0.018, 0.496, 0.194), (-0.003, 0.012, 0.004)),
+                                (1, (0.015, 0.06, 0.03), (-0.004, 0.008, 0.002))),
+        CORRECTED: _c23_example((1, _QUIET, _QUIET), (1, (0.02, 0.05, 0.03), (0.03, 0.06, 0.045)),
+                                (1, _QUIET, (0.012, 0.03, 0.02))),
+    },
+    full_size_only=True,
+)
+def _c23(f, t):
+    if abs(f["default_std"] - 1.0) > t["tolerance"]:
+        return REFUTED
+    if f["n_seeds"] < t["min_seeds"]:
+        return INCONCLUSIVE
+    readings = {_c23_reading(f, t, keys) for keys in (("slow", "fast"), ("untied",))}
+    return readings.pop() if len(readings) == 1 else INCONCLUSIVE
+
+
 @claims.check("C23")
 def check_c23(r: WarmupSweep) -> claims.Verdict:
     """Settle C23 from :func:`run_warmup` (which holds :func:`run_default`'s result)."""
@@ -651,29 +691,38 @@ def check_c23(r: WarmupSweep) -> claims.Verdict:
     s0 = r.start
     t = claims.rule_of("C23").thresholds
 
-    def arm(lr: float, name: str) -> str:
-        cold = [x["best_val"] for x in r.runs[name][lr][0]]
-        warm = [x["best_val"] for x in r.runs[name][lr][1]]
-        g = r.gain(name, lr)
+    u = r.untied
+    arms = [(r, lr, "tied") for lr in r.lrs] + [(u, lr, "untied") for lr in u.lrs]
+    keys = dict(zip([(w, lr) for _, lr, w in arms], r.keys() + u.keys()))
+
+    def arm(sw: WarmupSweep, lr: float, name: str) -> str:
+        cold = [x["best_val"] for x in sw.runs[name][lr][0]]
+        warm = [x["best_val"] for x in sw.runs[name][lr][1]]
+        g = sw.gain(name, lr)
         return (f"{'/'.join(f'{x:.3f}' for x in cold)} → {'/'.join(f'{x:.3f}' for x in warm)} nats (gain "
                 f"{g.lo:+.3f} to {g.hi:+.3f})")
 
     per_lr = " ".join(
-        f"At lr {lr:g}: N(0, 1) {arm(lr, WARMUP_INITS[0])}; std 0.02 {arm(lr, WARMUP_INITS[1])}"
-        + ("." if r.lr_ok(lr) else " — not every run reached a plateau clear of the unigram model, so this learning "
-           "rate cannot decide.") for lr in r.lrs)
+        f"{which.capitalize()} head, lr {lr:g}: N(0, 1) {arm(sw, lr, WARMUP_INITS[0])}; std 0.02 "
+        f"{arm(sw, lr, WARMUP_INITS[1])}"
+        + ("." if sw.lr_ok(lr) else " — not every run reached a plateau clear of the unigram model, so this learning "
+           "rate cannot decide.") for sw, lr, which in arms)
 
-    def helped(lr: float) -> str:
-        every = [short for name, short in zip(WARMUP_INITS, ("N(0, 1)", "std-0.02")) if r.gain(name, lr).lo > 0]
+    def helped(sw: WarmupSweep, lr: float, which: str) -> str:
+        every = [short for name, short in zip(WARMUP_INITS, ("N(0, 1)", "std-0.02")) if sw.gain(name, lr).lo > 0]
         big = [short for name, short in zip(WARMUP_INITS, ("N(0, 1)", "std-0.02"))
-               if r.gain(name, lr).lo >= t["min_effect"]]
+               if sw.gain(name, lr).lo >= t["min_effect"]]
         if big:
-            return (f"at lr {lr:g} warm-up lowered the {' and the '.join(big)} model's loss by {t['min_effect']:g} "
-                    "nats or more on every seed")
+            return (f"{which}, lr {lr:g}: warm-up lowered the {' and the '.join(big)} model's loss by "
+                    f"{t['min_effect']:g} nats or more on every seed")
         if every:
-            return (f"at lr {lr:g} warm-up lowered the {' and the '.join(every)} model's loss on every seed, but by less "
-                    f"than {t['min_effect']:g} nats on some")
-        return f"at lr {lr:g} it lowered neither model's loss on every seed"
+            return (f"{which}, lr {lr:g}: warm-up lowered the {' and the '.join(every)} model's loss on every seed, but "
+                    f"by less than {t['min_effect']:g} nats on some")
+        return f"{which}, lr {lr:g}: it lowered neither model's loss on every seed"
+
+    # each learning rate and head read alone by the rule's own test (the tied lrs may disagree with each other)
+    alone = "; ".join(f"{which} at lr {lr:g}: {_c23_reading(f, t, (keys[(which, lr)],))}" for _, lr, which in arms)
+    tied_v, untied_v = _c23_reading(f, t, r.keys()), _c23_reading(f, t, u.keys())
 
     def evidence(v: str) -> str:
         head = (f"A new nn.Embedding has entry std {s0.default_std:.3f} over {s0.n_entries:,} entries; in a tied "
@@ -681,27 +730,36 @@ def check_c23(r: WarmupSweep) -> claims.Verdict:
                 f"std 0.02: {s0.loss0_small:.2f}), and its first AdamW step (lr {s0.lr:g}, no warm-up) moves the table "
                 f"by {s0.step_default:.2%} of its size (std 0.02: {s0.step_small:.1%}; mean of {s0.n_seeds} seeds). "
                 f"Best validation loss without → with {r.warmup} warm-up steps, "
-                f"seeds {', '.join(str(s) for s in r.seeds)}: {per_lr} In short, "
-                + "; ".join(helped(lr) for lr in r.lrs) + ". ")
+                f"seeds {', '.join(str(s) for s in r.seeds)}: {per_lr} In short ("
+                + "; ".join(helped(sw, lr, which) for sw, lr, which in arms) + "). Each read alone by the rule: "
+                f"{alone}; the tied model (either learning rate may decide) reads {tied_v}, the untied one "
+                f"{untied_v}. ")
+        if v == INCONCLUSIVE and tied_v != untied_v and f["n_seeds"] >= t["min_seeds"]:
+            return head + ("The two readings of 'the embedding layer' disagree: with a tied head the table is also "
+                           "the output layer, untied it is only the input, and neither was declared the deciding "
+                           "reading before measuring, so the claim is not settled here.")
         return head + {
             REFUTED: ("The default is not N(0, 1)." if abs(f["default_std"] - 1) > t["tolerance"] else
                       "Warm-up helped neither table by a measurable amount at any learning rate that could decide."),
-            INCONCLUSIVE: "No learning rate gives a warm-up effect outside the seed spread that the rule can read.",
-            CONFIRMED: ("Warm-up lowered the N(0, 1) model's loss on every seed at some learning rate and did not do "
-                        "as much for the std-0.02 model: with the default table, warm-up matters, as the article "
-                        "says, and a small initial scale (GPT-2's, BERT's) makes it matter much less."),
-            CORRECTED: ("Warm-up helped the std-0.02 model about as much as (or more than) the N(0, 1) one: it "
-                        "matters here, but not especially because of nn.Embedding's default."),
+            INCONCLUSIVE: "Neither head gives a warm-up effect outside the seed spread that the rule can read.",
+            CONFIRMED: ("With a tied and with an untied head, warm-up lowered the N(0, 1) model's loss on every seed "
+                        "at some learning rate and did not do as much for the std-0.02 model: with the default "
+                        "table, warm-up matters, as the article says, and a small initial scale (GPT-2's, BERT's) "
+                        "makes it matter much less."),
+            CORRECTED: ("With a tied and with an untied head, warm-up helped the std-0.02 model about as much as (or "
+                        "more than) the N(0, 1) one: it matters here, but not especially because of nn.Embedding's "
+                        "default."),
         }[v]
 
-    runs = [x for by_lr in r.runs.values() for arm_ in by_lr.values() for w in arm_.values() for x in w]
+    runs = [x for sw in (r, u) for by_lr in sw.runs.values() for arm_ in by_lr.values() for w in arm_.values()
+            for x in w]
     strength = (f"{len(r.seeds)} seeds per arm; {sum(x['plateau'] for x in runs)} of {len(runs)} runs stopped at "
                 f"their validation plateau (not before step {min(2 * r.warmup, r.max_steps):,}, cap {r.max_steps:,}); "
                 "the first full-size sweep let early stopping end two std-0.02 runs with warm-up at steps 60–80, on the "
                 "unigram plateau while their learning rate was still ramping up (the margin gate caught them), so the "
                 "stopping rule now waits for twice the warm-up length in every arm; the "
                 f"whole validation split ({r.val_tokens:,} tokens) scored; unigram model {r.unigram:.2f} nats. A "
-                "one-layer Pre-LN model with a tied head, two learning rates and one warm-up length. Context from the "
+                "one-layer Pre-LN model, tied (two learning rates) and untied (one), one warm-up length. Context from the "
                 "literature, not deciding: " + "; ".join(f"{who}: {finding} ({where})"
                                                         for who, _, finding, where in WARMUP_CONTEXT))
     return claims.judge("C23", f, evidence, strength=strength)
@@ -721,11 +779,12 @@ SUMMARY: dict[str, dict[str, str]] = {
             REFUTED: "GloVe rows slowed convergence",
             INCONCLUSIVE: "not settled here: the runs are too weak, or the speed-up and the gain in final loss do "
                           "not agree on whether GloVe rows help more with little data"},
-    "C23": {REFUTED: "either nn.Embedding does not start from N(0, 1), or warm-up helped neither table measurably",
-            CONFIRMED: "nn.Embedding starts from N(0, 1), and at some learning rate warm-up lowered that model's final "
-                       "loss on every seed, while a std-0.02 table gained much less or not on every seed",
-            CORRECTED: "nn.Embedding starts from N(0, 1), and warm-up helped, but a std-0.02 table as much: not "
-                       "especially because of the default",
+    "C23": {REFUTED: "either nn.Embedding does not start from N(0, 1), or warm-up helped neither table measurably, "
+                     "with a tied head or an untied one",
+            CONFIRMED: "nn.Embedding starts from N(0, 1), and with a tied and with an untied head warm-up lowered that "
+                       "model's final loss on every seed, while a std-0.02 table gained much less or not on every seed",
+            CORRECTED: "nn.Embedding starts from N(0, 1), and warm-up helped, with either head, but a std-0.02 table "
+                       "as much: not especially because of the default",
             INCONCLUSIVE: "nn.Embedding starts from N(0, 1); the warm-up runs could not decide what that means "
-                          "for warm-up"},
+                          "for warm-up (too weak, or the tied and the untied model disagree)"},
 }
