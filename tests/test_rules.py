@@ -187,15 +187,8 @@ def test_bibliography_keys_are_unique():
     assert set(keys) == claims.bibliography_keys()
 
 
-# Literature rules still deciding from figures their chapter types (owned by other chapters' engineers): each
-# is expected to fail below until it declares literature= and counted=; strict, so a migrated claim must leave.
-NOT_YET_FROM_SOURCES = {"C23"}
-
-
 def _literature_basis():
-    return [pytest.param(cid, marks=pytest.mark.xfail(strict=True, reason="its counts are not yet a source list"))
-            if cid in NOT_YET_FROM_SOURCES else cid
-            for cid in claims.CLAIMS if (r := claims.rule_of(cid)) is not None and r.basis == claims.LITERATURE]
+    return [cid for cid in claims.CLAIMS if (r := claims.rule_of(cid)) is not None and r.basis == claims.LITERATURE]
 
 
 @pytest.mark.parametrize("cid", _literature_basis())
