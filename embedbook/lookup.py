@@ -10,11 +10,9 @@ Used by chapter 02 (Lookup is a matrix product) and ``embedbook bench``.
 
 from __future__ import annotations
 
-import contextlib
 import os
 import tempfile
 from dataclasses import dataclass
-from typing import Iterator
 
 import torch
 import torch.nn.functional as F
@@ -31,7 +29,6 @@ __all__ = [
     "linear_lookup",
     "one_hot_bytes",
     "one_hot_matmul",
-    "kernel_checks_range",
     "validate_ids",
     "vocab_parallel_lookup",
 ]
@@ -50,7 +47,9 @@ def validate_ids(ids: torch.Tensor, vocab_size: int, values: bool = True) -> tor
         ids: token ids, any shape, any integer dtype.
         vocab_size: number of rows of the table.
         values: check the range too (one pass over the ids); ``False`` leaves it to a CPU kernel that
-            checks every id itself, inside :func:`kernel_checks_range`, which gives the same errors.
+            checks every id itself (``F.embedding``, ``index_select``, the fused quantised kernels): the
+            caller re-runs this check with ``values=True`` if the kernel refuses, for the same clear error.
+            Not for GPUs, where an id out of range is a device-side assert that ruins the CUDA context.
 
     Returns:
         the ids as ``torch.long`` (torch's gather kernels accept no narrower integer type).
@@ -75,19 +74,6 @@ def validate_ids(ids: torch.Tensor, vocab_size: int, values: bool = True) -> tor
     if hi >= vocab_size:
         raise IndexError(f"token id {hi} is out of range for a vocabulary of {vocab_size} rows")
     return ids.long()
-
-
-@contextlib.contextmanager
-def kernel_checks_range(ids: torch.Tensor, vocab_size: int) -> Iterator[None]:
-    """Run a CPU gather whose kernel checks every id's range itself (``F.embedding``, ``index_select``, the
-    fused quantised kernels), saving the separate pass of :func:`validate_ids`; if the kernel refuses an id,
-    :func:`validate_ids` names it instead of the kernel's terse message. Not for GPUs, where an id out of
-    range is a device-side assert that ruins the CUDA context: check the values first there."""
-    try:
-        yield
-    except (IndexError, RuntimeError):
-        validate_ids(ids, vocab_size)  # raises the clear error when an id is out of range
-        raise
 
 
 _KERNEL_IDS = (torch.int64, torch.int32)  # the id dtypes torch's gathers take as they are
@@ -191,7 +177,7 @@ class Lookup:
     ``out=`` (as with every ``out=`` in PyTorch).
 
     The ids are checked as by :func:`validate_ids`; on the CPU their range is checked by the gather
-    kernel itself as it runs (:func:`kernel_checks_range`), which keeps a small batch as fast as a bare
+    kernel itself as it runs (see :func:`validate_ids`'s ``values``), which keeps a small batch as fast as a bare
     ``F.embedding`` call, with the same clear errors.
 
     Args:
@@ -226,7 +212,7 @@ class Lookup:
             ids = validate_ids(ids, table.shape[0], values=not on_cpu)
         if out is not None:
             self._check_out(ids, out)
-        try:  # on the CPU the kernel checks every id's range as it gathers (see kernel_checks_range)
+        try:  # on the CPU the kernel checks every id's range as it gathers (validate_ids names a refused id)
             if out is None:
                 return torch.embedding(table, ids)  # what F.embedding calls, without its Python layer
             torch.index_select(table, 0, ids.reshape(-1), out=out.view(-1, table.shape[1]))

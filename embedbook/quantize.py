@@ -590,7 +590,7 @@ class QuantizedEmbedding(torch.nn.Module):
         if kernel:
             if self._offsets.shape[0] != n:  # a bag of one row is that row; kept for the next call of this size
                 self._offsets = torch.arange(n)
-            try:  # as lookup.kernel_checks_range, inline
+            try:  # the kernel checks every id's range; validate_ids names a refused one
                 out = _KERNELS[self.bits](stored, flat, self._offsets, False, 0, False, None, None, False)
             except RuntimeError:
                 validate_ids(ids, self.num_embeddings)
