@@ -62,6 +62,10 @@ _BASIS_LINES = {
 
 LONG = "000"  # seeds/000_a20c4a869fa23ada.txt, 《Embedding层：从离散符号到语义空间的第一步》
 SHORT = "004"  # seeds/004_c963df5ff42eda00.txt, 《什么是嵌入层？文字是怎么变成向量的》
+ARTICLE_NAMES = {  # how a box names its article: the title, in the article's own words
+    LONG: "《Embedding层：从离散符号到语义空间的第一步》",
+    SHORT: "《什么是嵌入层？文字是怎么变成向量的》",
+}
 TITLES = {
     LONG: "《Embedding层：从离散符号到语义空间的第一步》 (The embedding layer: the first step from discrete symbols to a semantic space)",
     SHORT: "《什么是嵌入层？文字是怎么变成向量的》 (What is an embedding layer? How text becomes vectors)",
@@ -592,6 +596,7 @@ class Verdict:
     evidence: str
     figures: dict[str, Any] = field(default_factory=dict)
     strength: str = ""
+    finding: str = ""  # one or two plain sentences a reader sees without opening the protocol
 
     def __post_init__(self) -> None:
         if self.verdict not in VERDICTS:
@@ -599,19 +604,26 @@ class Verdict:
         claim(self.claim_id)  # validates the id
 
 
-def judge(cid: str, figures: Mapping[str, Any], evidence: Callable[[str], str], strength: str = "") -> Verdict:
+def judge(cid: str, figures: Mapping[str, Any], evidence: Callable[[str], str], strength: str = "",
+          finding: Callable[[str], str] | None = None) -> Verdict:
     """Apply claim ``cid``'s rule to ``figures`` and return the :class:`Verdict`.
 
     ``evidence(verdict)`` writes the evidence paragraph for the outcome the rule gave, so the prose
     follows the numbers; ``strength`` says how strong the evidence is (seeds, convergence, margin over
-    a baseline). Raises ``LookupError`` when the claim has no rule.
+    a baseline); ``finding(verdict)`` writes the one or two plain sentences the box shows above its
+    collapsed protocol (what was found, with the deciding figures; at most :data:`FINDING_WORDS` words).
+    Raises ``LookupError`` when the claim has no rule.
     """
     r = rule_of(cid)
     if r is None:
         raise LookupError(f"claim {cid} has no declared rule: add one with claims.rule({cid!r}, ...)")
     figures = _with_counts(r, figures)
     verdict = r(figures)
-    return Verdict(cid, verdict, evidence(verdict), dict(figures), strength)
+    text = finding(verdict).strip() if finding is not None else ""
+    if len(text.split()) > FINDING_WORDS:
+        raise ValueError(f"{cid}'s finding has {len(text.split())} words; a box's visible finding is at most "
+                         f"{FINDING_WORDS} (the evidence paragraph, collapsed, holds the rest)")
+    return Verdict(cid, verdict, evidence(verdict), dict(figures), strength, text)
 
 
 def check(cid: str) -> Callable[[Callable[[Any], Verdict]], Callable[[Any], Verdict]]:
@@ -652,29 +664,58 @@ _STYLE = {CONFIRMED: "tip", CORRECTED: "note", REFUTED: "danger", INCONCLUSIVE: 
           PENDING: "caution"}
 
 
-def verdict_markdown(v: Verdict) -> str:
-    """A MyST admonition box: the article's words and their English, the claim, the declared rule,
-    the verdict, its evidence and the strength of that evidence."""
+FINDING_WORDS = 45  # the visible finding: one or two sentences
+_HEADS = {CONFIRMED: "Confirmed", CORRECTED: "Confirmed with a correction", REFUTED: "Refuted",
+          INCONCLUSIVE: "Inconclusive here", NOT_HERE: "Cannot be reproduced here", PENDING: "Pending"}
+
+
+def anchor(cid: str) -> str:
+    """The HTML id (and Sphinx label) of claim ``cid``'s box, for links to the box itself."""
+    return f"claim-{claim(cid).id.lower()}"
+
+
+def _first_sentences(text: str, n: int = 2) -> str:
+    """The first ``n`` sentences of ``text`` (a stand-in finding for a check that writes none)."""
+    import re
+
+    parts = re.split(r"(?<=[.!?])\s+(?=[A-Z(])", text.strip())
+    return " ".join(parts[:n])
+
+
+def protocol_markdown(v: Verdict) -> str:
+    """How verdict ``v`` was decided, for the box's collapsed part: the claim as the register reads it,
+    the rule (declared before measuring, or revised after, with what it was), the evidence, its strength
+    and, for a literature rule, its sources."""
     c = claim(v.claim_id)
     r = _RULES.get(v.claim_id)
-    parts = [
-        f"> {c.quote}\n>\n> *{c.english}*\n>\n> — article {c.article}, 《{c.section}》",
-        f"**Claim.** {c.paraphrase}",
-    ]
+    parts = [f"**The claim as the register reads it.** {c.paraphrase}"]
     if r is not None:
         if r.revised:
-            parts.append(f"**Rule, revised after measuring** (was: {r.revised}).\n{r.markdown()}")
+            parts.append(f"**Rule, revised after measuring.** It was: {r.revised}\n\n{r.markdown()}")
         else:
             parts.append(f"**Rule, declared before measuring.**\n{r.markdown()}")
-    basis = f" Basis: {BASIS_WORDS[r.basis]}." if r is not None else ""
-    parts.append(f"**Verdict: {v.verdict}.**{basis} {v.evidence}")
+    basis = f" *Basis:* {BASIS_WORDS[r.basis]}." if r is not None else ""
+    parts.append(f"**Evidence.**{basis} {v.evidence}")
     if v.strength:
         parts.append(f"**Strength of the evidence.** {v.strength}")
     if r is not None and r.literature is not None:
         parts.append(r.literature.markdown(r.counted))
-    body = "\n\n".join(parts)
-    title = f"{c.id} · {v.verdict}" + (f" · {BASIS_WORDS[r.basis]}" if r is not None else "")
-    return f"````{{admonition}} {title}\n:class: {_STYLE[v.verdict]}\n\n{body}\n````\n"
+    return "\n\n".join(parts)
+
+
+def verdict_markdown(v: Verdict) -> str:
+    """A MyST admonition a reader can pass at a glance: the verdict and the claim as its title, the
+    article's words (Chinese, the English below, the article named by title), the finding; then the
+    protocol (:func:`protocol_markdown`) collapsed in a "How this was decided" dropdown."""
+    c = claim(v.claim_id)
+    finding = v.finding or _first_sentences(v.evidence)
+    title = f"{_HEADS[v.verdict]} · {c.id} · {c.paraphrase}"
+    body = (f"> {c.quote}\n>\n> *{c.english}*\n>\n> — {ARTICLE_NAMES[c.article]}, 《{c.section}》\n\n"
+            f"{finding}\n\n"
+            f"`````{{dropdown}} How this was decided\n:class-container: claim-protocol\n\n"
+            f"{protocol_markdown(v)}\n`````")
+    return (f"``````{{admonition}} {title}\n:class: {_STYLE[v.verdict]} claim-box\n:name: {anchor(c.id)}\n\n"
+            f"{body}\n``````\n")
 
 
 def show(v: Verdict, smoke: bool = False) -> None:
@@ -725,6 +766,7 @@ def record_verdict(v: Verdict, smoke: bool) -> Path | None:
         "verdict": v.verdict,
         "evidence": v.evidence,
         "strength": v.strength,
+        "finding": v.finding or _first_sentences(v.evidence),
         "figures": {k: _plain(x) for k, x in v.figures.items()},
         "chapter": c.chapter,
         "size": "smoke" if smoke else "full",

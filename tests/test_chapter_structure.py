@@ -139,3 +139,25 @@ def test_closes_with_exercises(name):
     assert len(tail) == 2, f"{name}: needs one '## Exercises' section at the end"
     items = re.findall(r"^\d+\. ", tail[1].split("```")[0], flags=re.M)
     assert 2 <= len(items) <= 4, f"{name}: 2–4 numbered exercises, found {len(items)}"
+
+
+# The chapters whose main result comes from a loop (training, timing, skip-gram, per-layer measurement,
+# quantise-and-rank): that loop is on the page once, in plain torch / numpy, before the package repeats it.
+CORE = ["02_lookup", "04_tying", "05_learning", "06_init", "07_dimension", "08_similarity", "10_word2vec",
+        "11_contextual", "13_quantize", "15_practice"]
+
+
+@pytest.mark.parametrize("name", CORE)
+def test_main_result_core_loop_on_the_page(name):
+    pkg = package_names(name) - {"data", "device"}
+    code = visible_code(name)
+    core = [(i, source(c)) for i, c in code if "core" in tags(c)]
+    assert core, f"{name}: no visible cell tagged 'core' shows the main experiment's loop in plain torch / numpy"
+    for i, s in core:
+        assert re.search(r"\bfor\b|\bwhile\b", s), f"{name}: core cell {i} has no loop"
+        used = sorted(n for n in pkg if re.search(rf"(?<![\w.]){re.escape(n)}\.", s))
+        assert not used, f"{name}: core cell {i} calls the package ({used}); write the loop in plain torch"
+    after = [source(c) for i, c in code if i > core[0][0] and "check" in tags(c)]
+    assert any(re.search(r"torch\.equal|allclose|array_equal|\bassert\b", s) and re.search(r"\brun_\w+\(", s)
+               for s in after), (f"{name}: after the core loop, a visible 'check' cell must run the package's run_* "
+                                 "on one seed or setting and compare it with the loop (equal / allclose / assert)")
