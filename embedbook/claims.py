@@ -708,7 +708,10 @@ def verdict_markdown(v: Verdict) -> str:
     article's words (Chinese, the English below, the article named by title), the finding; then the
     protocol (:func:`protocol_markdown`) collapsed in a "How this was decided" dropdown."""
     c = claim(v.claim_id)
+    r = _RULES.get(v.claim_id)
     finding = v.finding or _first_sentences(v.evidence)
+    if r is not None:  # what kind of evidence decided stays visible: a constructed "confirmed" is weaker
+        finding += f" *Decided by {BASIS_WORDS[r.basis]}.*"
     title = f"{_HEADS[v.verdict]} · {c.id} · {c.paraphrase}"
     body = (f"> {c.quote}\n>\n> *{c.english}*\n>\n> — {ARTICLE_NAMES[c.article]}, 《{c.section}》\n\n"
             f"{finding}\n\n"

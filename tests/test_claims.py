@@ -1,5 +1,7 @@
 from pathlib import Path
 
+import dataclasses
+
 import pytest
 
 from embedbook import book, claims
@@ -43,12 +45,29 @@ def test_check_must_return_a_verdict_for_its_claim(monkeypatch):
         claims.run("C01", None)
 
 
-def test_box_contains_quote_english_rule_and_verdict():
-    v = claims.judge("C02", {"max_diff": 0.0}, lambda outcome: "evidence", strength="exact")
+def test_box_shows_words_verdict_and_finding_and_collapses_the_protocol():
+    v = claims.judge("C02", {"max_diff": 0.0}, lambda outcome: "the evidence", strength="exact",
+                     finding=lambda outcome: "What was found.")
     md = claims.verdict_markdown(v)
     c = claims.claim("C02")
-    assert c.quote in md and c.english in md and "confirmed" in md and "declared before measuring" in md
-    assert "Strength of the evidence" in md and md.startswith("````{admonition}")
+    head, _, protocol = md.partition("{dropdown} How this was decided")
+    assert md.startswith("``````{admonition} Confirmed · C02")
+    assert c.quote in head and c.english in head and "What was found." in head and claims.ARTICLE_NAMES[c.article] in head
+    assert "the evidence" not in head and "declared before measuring" not in head
+    assert "the evidence" in protocol and "declared before measuring" in protocol and "Strength of the evidence" in protocol
+
+
+def test_a_revised_rule_is_never_headed_declared_before_measuring(monkeypatch):
+    v = claims.judge("C02", {"max_diff": 0.0}, lambda outcome: "evidence")
+    r = claims.rule_of("C02")
+    monkeypatch.setitem(claims._RULES, "C02", dataclasses.replace(r, revised="a looser tolerance"))
+    md = claims.verdict_markdown(v)
+    assert "revised after measuring" in md and "a looser tolerance" in md and "declared before measuring" not in md
+
+
+def test_a_finding_is_at_most_two_short_sentences():
+    with pytest.raises(ValueError, match="finding has"):
+        claims.judge("C02", {"max_diff": 0.0}, lambda outcome: "e", finding=lambda outcome: "word " * 60)
 
 
 def test_every_claim_points_at_a_chapter():

@@ -92,8 +92,9 @@ def test_box_and_record_carry_the_basis(tmp_path, monkeypatch):
     monkeypatch.setenv("EMBEDBOOK_VERDICTS", str(tmp_path))
     v = claims.judge("C38", claims.rule_of("C38").examples[claims.CONFIRMED], lambda outcome: "evidence")
     md = claims.verdict_markdown(v)
-    assert md.splitlines()[0].endswith(claims.BASIS_WORDS[claims.CONSTRUCTED])
-    assert f"Basis: {claims.BASIS_WORDS[claims.CONSTRUCTED]}." in md
+    head = md.partition("How this was decided")[0]
+    assert f"Decided by {claims.BASIS_WORDS[claims.CONSTRUCTED]}." in head
+    assert f"*Basis:* {claims.BASIS_WORDS[claims.CONSTRUCTED]}." in md
     import json
     record = json.loads(claims.record_verdict(v, smoke=True).read_text(encoding="utf-8"))
     assert record["basis"] == claims.CONSTRUCTED
@@ -203,7 +204,7 @@ def test_a_rule_changed_after_measuring_says_so_in_the_box():
 
     v = claims.run("C14", ch05.run_survey())
     box = claims.verdict_markdown(v)
-    assert "Rule, revised after measuring** (was: 'confirmed' if any surveyed large LM" in box
+    assert "Rule, revised after measuring.** It was: 'confirmed' if any surveyed large LM" in box
     assert "declared before measuring" not in box
     assert "Rule, declared before measuring" in claims.verdict_markdown(claims.judge("C02", {"max_diff": 0.0}, str))
 
