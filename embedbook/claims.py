@@ -674,7 +674,7 @@ def anchor(cid: str) -> str:
     return f"claim-{claim(cid).id.lower()}"
 
 
-def _first_sentences(text: str, n: int = 2) -> str:
+def first_sentences(text: str, n: int = 2) -> str:
     """The first ``n`` sentences of ``text`` (a stand-in finding for a check that writes none)."""
     import re
 
@@ -709,7 +709,7 @@ def verdict_markdown(v: Verdict) -> str:
     protocol (:func:`protocol_markdown`) collapsed in a "How this was decided" dropdown."""
     c = claim(v.claim_id)
     r = _RULES.get(v.claim_id)
-    finding = v.finding or _first_sentences(v.evidence)
+    finding = v.finding or first_sentences(v.evidence)
     if r is not None:  # what kind of evidence decided stays visible: a constructed "confirmed" is weaker
         finding += f" *Decided by {BASIS_WORDS[r.basis]}.*"
     title = f"{_HEADS[v.verdict]} · {c.id} · {c.paraphrase}"
@@ -769,7 +769,7 @@ def record_verdict(v: Verdict, smoke: bool) -> Path | None:
         "verdict": v.verdict,
         "evidence": v.evidence,
         "strength": v.strength,
-        "finding": v.finding or _first_sentences(v.evidence),
+        "finding": v.finding or first_sentences(v.evidence),
         "figures": {k: _plain(x) for k, x in v.figures.items()},
         "chapter": c.chapter,
         "size": "smoke" if smoke else "full",

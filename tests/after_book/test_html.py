@@ -3,6 +3,7 @@ internal links and images resolve, its mermaid diagrams are drawn as SVG, and Ch
 A screenshot of each page is kept under _build/screenshots. Run after `make book` (`make check-html`)."""
 
 import html
+import json
 import re
 import shutil
 import subprocess
@@ -29,7 +30,8 @@ pytestmark = pytest.mark.skipif(not HTML.exists() or CHROMIUM is None,
 
 
 def pages():
-    return sorted(p for p in HTML.rglob("*.html") if p.name not in SKIP and "_static" not in p.parts
+    return sorted(p for p in HTML.rglob("*.html") if p.name not in SKIP and not p.name.startswith(".")
+                  and "_static" not in p.parts
                   and "_sources" not in p.parts) if HTML.exists() else []
 
 
@@ -50,9 +52,37 @@ def chromium(page: Path, *extra: str) -> subprocess.CompletedProcess:
                               capture_output=True, text=True, timeout=120)
 
 
+# Run in the page once scripts (MathJax, mermaid) have drawn: every table, image and figure in the article
+# that reaches past the text column without sitting in its own horizontal scroll container is listed in
+# <body data-too-wide>. Anything inside a closed toggle has no layout and is skipped.
+MEASURE = """<script>
+setTimeout(function () {
+  var art = document.querySelector('article.bd-article');
+  if (!art) { document.body.setAttribute('data-too-wide', '[]'); return; }
+  var right = art.getBoundingClientRect().right + 1, out = [];
+  art.querySelectorAll('table, img, figure, pre.mermaid > svg').forEach(function (el) {
+    var r = el.getBoundingClientRect(); if (r.width === 0 || r.right <= right) return;
+    for (var a = el.parentElement; a && a !== art; a = a.parentElement) {
+      var ox = getComputedStyle(a).overflowX;
+      if ((ox === 'auto' || ox === 'scroll') && a.getBoundingClientRect().right <= right) return;
+    }
+    out.push(el.tagName + ' ' + Math.round(r.right - right) + 'px over: ' +
+             (el.textContent || el.getAttribute('src') || '').trim().slice(0, 50));
+  });
+  document.body.setAttribute('data-too-wide', JSON.stringify(out));
+}, 15000);
+</script>"""
+
+
 def rendered(page: Path) -> tuple[str, str]:
-    """The DOM after scripts ran, and the browser's log (console messages included)."""
-    r = chromium(page, "--virtual-time-budget=20000", "--enable-logging=stderr", "--v=0", "--dump-dom")
+    """The DOM after scripts ran (with :data:`MEASURE`'s findings), and the browser's log (console messages)."""
+    probe = page.with_name(f".measure-{page.name}")  # beside the page, so its relative links resolve
+    probe.write_text(page.read_text(encoding="utf-8").replace("</body>", MEASURE + "</body>"), encoding="utf-8")
+    try:
+        r = chromium(probe, "--virtual-time-budget=20000", "--window-size=1280,2000", "--enable-logging=stderr",
+                     "--v=0", "--dump-dom")
+    finally:
+        probe.unlink()
     return r.stdout, r.stderr
 
 
@@ -87,6 +117,11 @@ def test_page_in_browser(page):
     widths = [float(w) for w in re.findall(r'<svg[^>]*id="mermaid[^"]*"[^>]*viewBox="[-\d.]+ [-\d.]+ ([\d.]+)', dom)]
     too_wide = [round(w) for w in widths if w > MAX_DIAGRAM_WIDTH]
     assert not too_wide, f"{page.name}: mermaid diagrams {too_wide} px wide; redraw them under {MAX_DIAGRAM_WIDTH} px"
+    # every table and figure fits the text column or scrolls in its own container
+    wide = re.search(r'<body[^>]*data-too-wide="([^"]*)"', dom)
+    assert wide, f"{page.name}: the layout probe did not run"
+    too_wide = json.loads(html.unescape(wide.group(1)))
+    assert not too_wide, f"{page.name}: wider than the text column, with no scroll of their own: {too_wide[:3]}"
     # nothing is fetched from the network: scripts, styles and images come from the book itself
     remote = re.findall(r'<(?:script|img)[^>]+src="(https?:[^"]+)"|<link[^>]+href="(https?:[^"]+\.css[^"]*)"', dom)
     assert not remote, f"{page.name} loads remote resources: {remote[:3]}"

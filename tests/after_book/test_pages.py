@@ -1,0 +1,105 @@
+"""The built pages read as lessons (after `make book`; no browser needed): each chapter within its word
+budget, claim boxes that show the verdict and finding with their protocol collapsed, honest rule headers,
+and no Markdown left as literal text.
+
+Words are counted as ``tools/visible_words.py`` counts them: what a reader sees without opening a toggle,
+outside code, printed output and math; each CJK character counts as one word."""
+
+import re
+import sys
+from pathlib import Path
+
+import pytest
+from bs4 import BeautifulSoup
+
+ROOT = Path(__file__).resolve().parents[2]
+HTML = ROOT / "_build" / "html"
+sys.path.insert(0, str(ROOT / "tools"))
+import visible_words  # noqa: E402
+
+needs_book = pytest.mark.skipif(not HTML.exists(), reason="needs a built book (make book)")
+BOOK = HTML / "book"
+
+
+def chapter_pages():
+    return sorted(BOOK.glob("[01][0-9]_*.html")) if BOOK.exists() else []
+
+
+def soup(page: Path) -> BeautifulSoup:
+    return BeautifulSoup(page.read_text(encoding="utf-8"), "html.parser")
+
+
+@needs_book
+@pytest.mark.parametrize("page", chapter_pages(), ids=lambda p: p.stem)
+def test_page_within_its_word_budget(page):
+    limit = visible_words.VERDICTS_LIMIT if page.stem == "16_verdicts" else visible_words.CHAPTER_LIMIT
+    n = visible_words.count(page.read_text(encoding="utf-8"))
+    assert n["words"] <= limit, (f"{page.name}: {n['words']:,} visible words ({n['latin']:,} latin + {n['cjk']:,} "
+                                 f"CJK), over {limit:,}; cut prose or collapse optional detail")
+
+
+@needs_book
+def test_every_chapter_is_counted():
+    assert len(chapter_pages()) == 16
+
+
+MARKERS = re.compile(r"(?<![\w*\\])\*{1,2}[A-Za-z\u4e00-\u9fff][^*\n]{0,60}?(?<=[\w.)\u4e00-\u9fff])\*{1,2}(?![\w*])"
+                     r"|(?<!\S)\*\*(?=\w)")
+
+
+def test_marker_check_catches_literal_markdown():
+    assert MARKERS.search("the word *apple* here") and MARKERS.search("**bold** text")
+    assert not MARKERS.search("2 * 3 * 4 and a*b")
+
+
+@needs_book
+@pytest.mark.parametrize("page", chapter_pages(), ids=lambda p: p.stem)
+def test_no_literal_markdown_markers(page):
+    text = visible_words.visible_text(page.read_text(encoding="utf-8"))
+    found = [m.group(0) for m in MARKERS.finditer(text)]
+    assert not found, f"{page.name} shows Markdown as literal text: {found[:5]}"
+
+
+def claim_boxes():
+    return [(p, box) for p in chapter_pages() for box in soup(p).select(".claim-box")]
+
+
+@needs_book
+def test_every_claim_has_its_box():
+    from embedbook import claims
+
+    ids = {box.get("id") for _, box in claim_boxes()}
+    assert ids >= {claims.anchor(c) for c in claims.CLAIMS}, sorted({claims.anchor(c) for c in claims.CLAIMS} - ids)
+
+
+REVISED = re.compile(r"rule[^.]{0,80}\brevised\b|revised after|changed after (?:the|its|a|an) (?:first |external )?"
+                     r"(?:build|measurement|audit)", re.I)
+
+
+@needs_book
+@pytest.mark.parametrize("page", chapter_pages(), ids=lambda p: p.stem)
+def test_claim_boxes_show_verdict_and_finding_and_collapse_the_protocol(page):
+    for box in soup(page).select(".claim-box"):
+        cid = box.get("id")
+        protocol = box.select("details.claim-protocol")
+        assert len(protocol) == 1, f"{page.name} {cid}: its protocol is not in one collapsed 'How this was decided'"
+        assert not protocol[0].has_attr("open"), f"{page.name} {cid}: the protocol is open by default"
+        text = box.get_text(" ")
+        shown = text.replace(protocol[0].get_text(" "), " ")
+        assert "How this was decided" in shown
+        for word in ("Rule,", "Thresholds:", "Strength of the evidence", "Outcomes:"):
+            assert word not in shown, f"{page.name} {cid}: {word!r} is visible outside the collapsed protocol"
+        assert len(visible_words.LATIN.findall(shown)) < 160, f"{page.name} {cid}: the visible box is too long"
+        full = protocol[0].get_text(" ")
+        if "declared before measuring" in full:
+            hit = REVISED.search(full)
+            assert not hit, (f"{page.name} {cid}: headed 'declared before measuring' but says {hit.group(0)!r}: "
+                             "give its rule revised= (what it was)")
+
+
+@needs_book
+def test_no_page_calls_the_articles_by_number():
+    for page in chapter_pages() + [BOOK / "intro.html"]:
+        text = visible_words.visible_text(page.read_text(encoding="utf-8"))
+        hits = re.findall(r"\barticles? 0{2,}[04]\b|\b(?:article|seed) 004\b", text)
+        assert not hits, f"{page.name} names an article by number: {hits[:3]}; name it by its title"
