@@ -81,3 +81,18 @@ def test_every_claim_names_a_library_module():
 
     for c in claims.CLAIMS.values():
         assert c.module in embedbook.LIBRARY, f"{c.id} names {c.module!r}, which is not a library module"
+
+
+def test_every_check_writes_its_finding():
+    """The box's visible finding is written per check (``judge(..., finding=)``), not the stand-in."""
+    import ast
+
+    from embedbook import experiments
+
+    missing = []
+    for path in sorted(Path(experiments.__file__).parent.glob("ch*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "judge"
+                    and not any(k.arg == "finding" for k in node.keywords)):
+                missing.append(f"{path.name}:{node.lineno}")
+    assert not missing, f"claims.judge without finding= at {missing}"
