@@ -183,7 +183,8 @@ def run_senses(tokenizer, model, word: str = "apple", fruit: list[str] = FRUIT, 
 @claims.rule(
     "C10",
     basis=claims.MEASURED,
-    quantity="in one batched forward pass of MiniLM over the 16 'apple' sentences: the largest difference between "
+    quantity="in one batched forward pass of MiniLM over all the 'apple' sentences of both senses (the chapter's FRUIT "
+    "and COMPANY; the evidence gives their number): the largest difference between "
     "the rows the token table handed out for the same token id in different sentences, and between the layer-0 "
     "vectors (after positions are added) of the same token at the same position in different sentences",
     inputs={"max_row_diff": "largest |row − row| over repeated token ids", "max_layer0_diff":
@@ -231,10 +232,22 @@ def check_c10(r: Senses) -> claims.Verdict:
             REFUTED: "The input representation of a token depends on its context here, before any attention layer.",
         }[v]
 
+    def finding(v: str) -> str:
+        n = r.n_fruit + r.n_company
+        rows = ("the same table row, bit for bit" if r.max_row_diff == 0 else
+                f"table rows that differ by up to {book.plain_decimal(r.max_row_diff)}")
+        layer0 = ("identical" if r.max_layer0_diff == 0 else
+                  f"{'equal up to rounding' if v == CONFIRMED else 'different'} (at most "
+                  f"{book.plain_decimal(r.max_layer0_diff)} apart)")
+        return (f"Across all {n} '{r.word}' sentences, each of the {r.repeated_tokens} repeated tokens got {rows}; "
+                f"the same token at the same position had {layer0} layer-0 vectors"
+                + (", so context enters only with attention." if v == CONFIRMED else
+                   ": the input layer depends on the context here."))
+
     figures = {"max_row_diff": r.max_row_diff, "max_layer0_diff": r.max_layer0_diff}
     return claims.judge("C10", figures, evidence, strength="true by construction for an nn.Embedding (refuted "
                         "only for an input layer that reads its context); checked by exact comparison of every "
-                        "repeated token in one real batched forward pass, deterministic")
+                        "repeated token in one real batched forward pass, deterministic", finding=finding)
 
 
 # --- C46: the price of context -----------------------------------------------------------------------
@@ -416,7 +429,24 @@ def check_c46(c: Cost) -> claims.Verdict:
                 "when the bag reached 90%), then, after a cold audit, to state the row leg as the identity it is "
                 "(it was an accuracy probe on identical rows whose 'separates' and 'inconclusive' legs could never "
                 "fire) and to count the sentences as constructed; before both, 16 sentences and no bag")
-    return claims.judge("C46", figures, evidence, strength)
+    def finding(v: str) -> str:
+        row = (f"The table's row for '{c.word}' is the same in all {c.n_sentences} sentences, so it tells fruit from "
+               f"company {c.acc_lookup:.0%} of the time" if c.word_row_diff <= t["rounding"] else
+               f"The table's rows for '{c.word}' differ between sentences (up to {book.plain_decimal(c.word_row_diff)})")
+        top = f"layer {c.top_layer} tells {c.acc_top:.0%}"
+        if v == CONFIRMED:
+            return (f"{row}; {top}, at {_count(c.flops_per_token)} operations per token against none for the "
+                    "lookup.")
+        if v == INCONCLUSIVE:
+            return f"{row}; {top}, only partly apart: too few to decide."
+        fails = [why for why, failed in [
+            ("the row differs", c.word_row_diff > t["rounding"]),
+            (f"the last layer stays below {t['fails']:.0%}", c.acc_top < t["fails"]),
+            (f"the network costs only {c.cost_ratio:,.0f} operations per copied number", c.cost_ratio < t["cost_min"]),
+        ] if failed]
+        return f"{row}; {top}. The claim fails here: {'; '.join(fails)}."
+
+    return claims.judge("C46", figures, evidence, strength, finding=finding)
 
 
 # --- C11: how contextual (Ethayarajh 2019) ------------------------------------------------------------
@@ -831,4 +861,22 @@ def check_c11(r: Contextuality) -> claims.Verdict:
         "one rank-matched random draw per word; the intervals resample words. The published statistic's baseline "
         f"averages 5 draws of {r.n_random} random words (the paper used 1,000; a window supplies one word per draw)"
     )
-    return claims.judge("C11", figures, evidence, strength)
+    def finding(v: str) -> str:
+        lo, hi = min(r.mean_adj[1:]), max(r.mean_adj[1:])
+        share = f"a word's own mean vector explains {lo:.0%} to {hi:.0%} of its vectors beyond what random words share"
+        if v == REFUTED:
+            return (f"In every layer of MiniLM, {share}, well above 5%. The published statistic's "
+                    f"{r.released_adj_mean:.1%} cannot show this: a perfectly static word scores "
+                    f"{cal.static['released']:.2%} on it.")
+        if v == CORRECTED and len(below) == r.n_layers:
+            return (f"In every layer of MiniLM, {share}, below 5%: the finding holds, but the experiment is "
+                    "Ethayarajh's (2019), not the BERT paper's.")
+        if v == CORRECTED:
+            return (f"In MiniLM, {share}: layers {', '.join(map(str, below))} lie below 5% and layers "
+                    f"{', '.join(map(str, above))} above, so the finding holds in part of the network only.")
+        if cal.mean_static < t["static_min"] or abs(cal.mean_random) > t["random_max"]:
+            return "The deciding statistic failed its calibration on synthetic words, so no layer can decide the claim."
+        return (f"In MiniLM, {share}, but the intervals of layers {', '.join(map(str, unclear))} reach across 5%: "
+                f"too close to call on {r.n_words} words.")
+
+    return claims.judge("C11", figures, evidence, strength, finding=finding)
