@@ -61,3 +61,47 @@ def test_cluster_bootstrap_refuses_bad_groups():
     # a group of equal values moves as one: two groups of different means give their range
     lo, hi = stats.bootstrap_mean_ci([0.0] * 5 + [1.0] * 5, groups=[0] * 5 + [1] * 5)
     assert lo == 0.0 and hi == 1.0
+
+
+def test_findings_follow_the_outcome():
+    from embedbook import similarity as S
+
+    space = S.Space(["king", "man", "woman", "queen", "x"],
+                    np.array([[1, 1, 0], [1, 0, 0], [0, 0, 1], [0, 1, 1], [-1, 0, 0]], np.float32))
+    kq = ch09.run_analogy(space, "man", "king", "woman", expected="queen", k=2)
+    v = ch09.check_c43(kq)
+    assert v.verdict == claims.CONFIRMED and "queen is the nearest word to king − man + woman" in v.finding
+    assert (f"ranks {kq.rank_incl}, behind" in v.finding) == (kq.rank_incl > 1)
+    import dataclasses
+
+    v = ch09.check_c43(dataclasses.replace(kq, rank_excl=40, rank_incl=41, answer_incl="king"))
+    assert v.verdict == claims.REFUTED and "queen is only number 40 nearest" in v.finding and "behind king" in v.finding
+
+    rule44 = claims.rule_of("C44")
+    for verdict, ex in rule44.examples.items():
+        r = ch09.AnalogySet.__new__(ch09.AnalogySet)
+        for k, x in ex.items():
+            setattr(r, k, x)
+        r.acc_incl, r.auc_offset, r.n_questions, r.restrict = 0.3, 0.8, 100, 100_000
+        v = ch09.check_c44(r)
+        assert v.verdict == verdict and f"{ex['offset_cos']:.2f}" in v.finding and len(v.finding.split()) <= 45
+
+    rule45 = claims.rule_of("C45")
+    for verdict, ex in rule45.examples.items():
+        r = ch09.AnalogySet.__new__(ch09.AnalogySet)
+        for k in ("rare", "poly", "poly_names", "poly_common", "names"):
+            for s in ("", "_lo", "_hi"):
+                setattr(r, f"gap_{k}{s}", ex.get(f"gap_{k}{s}", 0.0))
+        for k in ("n_rare", "n_poly", "n_poly_names", "n_poly_common", "n_names", "n_questions"):
+            setattr(r, k, 10)
+        r.acc_rare = r.acc_frequent = r.acc_names = r.acc_rest = 0.5
+        v = ch09.check_c45(r)
+        assert v.verdict == verdict and f"{ex['gap_rare']:+.1%}" in v.finding and len(v.finding.split()) <= 45
+        said = {claims.CONFIRMED: "homographs fail more", claims.REFUTED: "homographs do not",
+                claims.INCONCLUSIVE: "polysemy stays open", claims.CORRECTED: "homographs do not"}[verdict]
+        assert said in v.finding
+
+
+def test_homograph_count_is_read_from_the_list():
+    assert f"all {len(ch09.polysemous_en())} homographs" in ch09.C45_GROUPS["poly"]
+    assert claims.rule_of("C44").revised  # its strength says the rule was revised; the box must say so too

@@ -21,6 +21,17 @@ def upper_bound(x: float, floor: float) -> float:
     return floor if x <= floor else float(10 ** math.ceil(math.log10(x)))
 
 
+def bound_text(bound: float) -> str:
+    """A bound from :func:`upper_bound` for a sentence: a power of ten as "10⁻¹²" (a decimal such as
+    0.000000000001 is hard to read), anything else with one significant digit."""
+    if bound == 0:
+        return "exactly 0"
+    k = round(math.log10(bound))
+    if k >= 0 or not math.isclose(bound, 10.0 ** k):
+        return f"{bound:.1g}" if bound < 1 else f"{bound:,.0f}"
+    return "10" + str(k).translate(str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹"))
+
+
 device_words = book.device_words  # kept under this name for the tests
 
 
@@ -200,7 +211,7 @@ def check_c40(r: Norms) -> claims.Verdict:
         weak = [s.name for s in r.spaces if abs(s.rho) < t["rho_min"]]
         text = (
             "Scaling a vector by 0.01, 3 or 1,000 changed its cosines by at most "
-            f"{book.plain_decimal(r.scale_err)}: cosine ignores length. Spearman correlation between a word's "
+            f"{bound_text(r.scale_err)}: cosine ignores length. Spearman correlation between a word's "
             f"vector length and its log frequency — {listing}. "
         )
         if weak:
@@ -218,9 +229,21 @@ def check_c40(r: Norms) -> claims.Verdict:
             REFUTED: "Length carries no frequency information worth the name here, or cosine is not length-free.",
         }[v]
 
+    def finding(v: str) -> str:
+        rhos = ", ".join(f"{s.rho:+.2f} in {s.name}" for s in r.spaces)
+        if r.scale_err > t["rounding"]:
+            return f"Scaling a vector changed its cosines by up to {bound_text(r.scale_err)}, beyond rounding."
+        strong = [s.name for s in r.spaces if abs(s.rho) >= t["rho_min"]]
+        weak = [s.name for s in r.spaces if abs(s.rho) < t["rho_min"]]
+        found = {CONFIRMED: "follows word frequency in every space",
+                 CORRECTED: f"follows word frequency in {' and '.join(strong)}, not in {' and '.join(weak)}",
+                 REFUTED: "barely follows word frequency in any space"}[v]
+        return (f"Scaling a vector leaves its cosines unchanged. Its length {found} (Spearman ρ with log "
+                f"frequency {rhos}).")
+
     strength = ("whole vocabularies (the rank correlation over every word), deterministic; GloVe's frequency is its "
                 "rank in the published file, MiniLM's comes from wordfreq")
-    return claims.judge("C40", figures, evidence, strength)
+    return claims.judge("C40", figures, evidence, strength, finding=finding)
 
 
 # --- C41: normalise once, then inner products -------------------------------------------------------------
@@ -247,6 +270,11 @@ class Retrieval(Result):
     bench_ms_cached: float
     bench_ratio: float  # on-the-fly / normalised time, median over the interleaved rounds
     bench_ratio_cached: float
+    reps: int = 0  # timed rounds
+    query_rows: np.ndarray | None = None  # the table rows used as queries, in order
+    routes: tuple[str, ...] = ()  # the routes, in the order they took turns
+    top_ids: dict = field(default_factory=dict)  # route → (n_queries, k) row ids of its top-k, best first
+    top_scores: dict = field(default_factory=dict)  # route → their cosines
 
     @property
     def work_ratio(self) -> float:
@@ -255,7 +283,7 @@ class Retrieval(Result):
 
     def extra_glue(self) -> dict:
         return {"work_ratio": self.work_ratio, "work_ratio_cached": self.work_cached / self.work_normalised,
-                "max_score_diff_text": book.plain_decimal(self.max_score_diff),
+                "max_score_diff_text": bound_text(self.max_score_diff),
                 "device_text": device_words(self.device),
                 "saving": 1 - self.work_normalised / self.work_on_the_fly,
                 "saving_cached": 1 - self.work_normalised / self.work_cached}
@@ -286,7 +314,8 @@ def run_retrieval(table, n_queries: int = 20, k: int = 10, batch: int = 1, reps:
     dev = torch.device(device)
     t = torch.as_tensor(np.asarray(table, dtype=np.float32)).to(dev)
     gen = torch.Generator().manual_seed(seed)
-    q = t[torch.randperm(len(t), generator=gen)[:n_queries].to(dev)]
+    rows = torch.randperm(len(t), generator=gen)[:n_queries]
+    q = t[rows.to(dev)]
     unit = t / t.norm(dim=1, keepdim=True)  # the index: built once, outside the timing
     lengths = t.norm(dim=1)
     qu = q / q.norm(dim=1, keepdim=True)
@@ -303,12 +332,13 @@ def run_retrieval(table, n_queries: int = 20, k: int = 10, batch: int = 1, reps:
         return [torch.topk((q[i:i + batch] @ t.T) / (q[i:i + batch].norm(dim=1, keepdim=True) * lengths), k)
                 for i in blocks]
 
-    a, b = normalised(), on_the_fly()
-    ids_a, ids_b = torch.cat([x.indices for x in a]), torch.cat([x.indices for x in b])
-    sc_a, sc_b = torch.cat([x.values for x in a]), torch.cat([x.values for x in b])
+    routes = {"normalised": normalised, "on_the_fly": on_the_fly, "cached": cached}
+    answers = {name: fn() for name, fn in routes.items()}
+    ids = {name: torch.cat([x.indices for x in a]).cpu() for name, a in answers.items()}
+    scores = {name: torch.cat([x.values for x in a]).cpu() for name, a in answers.items()}
+    ids_a, ids_b, sc_a, sc_b = ids["normalised"], ids["on_the_fly"], scores["normalised"], scores["on_the_fly"]
     with timing.one_cpu_thread(dev):
-        times = timing.interleaved({"normalised": normalised, "on_the_fly": on_the_fly, "cached": cached},
-                                   reps=reps, device=dev)
+        times = timing.interleaved(routes, reps=reps, device=dev)
     ratios = [f / n for f, n in zip(times["on_the_fly"].times, times["normalised"].times)]
     ratios_cached = [c / n for c, n in zip(times["cached"].times, times["normalised"].times)]
     work = retrieval_work(len(t), t.shape[1], batch)
@@ -320,6 +350,8 @@ def run_retrieval(table, n_queries: int = 20, k: int = 10, batch: int = 1, reps:
         bench_ms_normalised=per_query["normalised"], bench_ms_on_the_fly=per_query["on_the_fly"],
         bench_ms_cached=per_query["cached"], bench_ratio=float(np.median(ratios)),
         bench_ratio_cached=float(np.median(ratios_cached)),
+        reps=reps, query_rows=rows.numpy(), routes=tuple(routes), top_ids={name: x.numpy() for name, x in ids.items()},
+        top_scores={name: x.numpy() for name, x in scores.items()},
     )
 
 
@@ -376,7 +408,7 @@ def check_c41(r: Retrieval) -> claims.Verdict:
         head = (
             f"Top-{r.k} over all {r.n_rows:,} rows ({r.dim} wide) for {r.n_queries} queries, {calls}: the two routes "
             f"return the same top-{r.k} list for {r.same_topk} of {r.n_queries} queries, and their scores differ by "
-            f"at most {book.plain_decimal(r.max_score_diff)}. Counted, a cosine computed per call (the {r.n_rows:,} "
+            f"at most {bound_text(r.max_score_diff)}. Counted, a cosine computed per call (the {r.n_rows:,} "
             f"row lengths recomputed on every call, as scikit-learn's cosine_similarity does) does "
             f"{r.work_ratio:.2f}× the operations of the normalised route, and timed in turn on "
             f"{device_words(r.device)} it took {r.bench_ratio:.2f}× as long (median of the rounds' ratios; "
@@ -407,7 +439,18 @@ def check_c41(r: Retrieval) -> claims.Verdict:
                 "ratio is 1 + 1/n + 2/d and reaches its 1.5 only for d ≤ 4, so it could not confirm; its reason, "
                 "that no real implementation recomputes the lengths, does not hold (scikit-learn's "
                 "cosine_similarity normalises both inputs on every call).")
-    return claims.judge("C41", figures, evidence, strength)
+
+    def finding(v: str) -> str:
+        same = f"The two routes returned the same top-{r.k} list for {r.same_topk} of {r.n_queries} queries"
+        if v == REFUTED:
+            return f"{same}, their scores up to {bound_text(r.max_score_diff)} apart: they are not equivalent."
+        counted = (f"cosine computed per call did {r.work_ratio:.2f}× the arithmetic of the normalised rows and "
+                   f"took {r.bench_ratio:.2f}× as long")
+        return {CONFIRMED: f"{same}; {counted}: normalising once is the same answer, faster.",
+                CORRECTED: f"{same}; {counted}: the same answer, with little to save.",
+                INCONCLUSIVE: f"{same}; {counted}, so the count and the clock disagree."}[v]
+
+    return claims.judge("C41", figures, evidence, strength, finding=finding)
 
 
 def _load_probe() -> claims.Verdict:

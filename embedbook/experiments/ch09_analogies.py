@@ -108,7 +108,16 @@ def check_c43(r: Analogy) -> claims.Verdict:
 
     strength = ("exact arithmetic on one published vector set (the whole vocabulary searched); the literature "
                 "reports the same answer for word2vec's Google News vectors with the same convention")
-    return claims.judge("C43", {"rank_excl": r.rank_excl, "rank_incl": r.rank_incl}, evidence, strength)
+
+    def finding(v: str) -> str:
+        where = {CONFIRMED: "the nearest word", CORRECTED: f"number {r.rank_excl} nearest",
+                 REFUTED: f"only number {r.rank_excl:,} nearest"}[v]
+        behind = f", behind {r.answer_incl}" if r.rank_incl > 1 else ""
+        return (f"With the three input words excluded, {r.expected} is {where} to {r.b} − {r.a} + {r.c} on GloVe; "
+                f"with them allowed, {r.expected} ranks {r.rank_incl}{behind}.")
+
+    return claims.judge("C43", {"rank_excl": r.rank_excl, "rank_incl": r.rank_incl}, evidence, strength,
+                        finding=finding)
 
 
 # --- C44, C45: the whole analogy set -----------------------------------------------------------------------
@@ -298,6 +307,8 @@ def run_analogy_set(space: Space, restrict: int = 100_000, per_section: int | No
 @claims.rule(
     "C44",
     basis=claims.MEASURED,
+    revised="it also required the within-section AUC of the offset cosine, which is nearly circular for 3CosAdd "
+    "(changed after an external audit of the first build)",
     quantity="on GloVe 6B 50d and the 19,544 questions of questions-words.txt (top 100,000 words): how much the "
     "offsets b − a and d − c of a question share a direction (mean cosine, against offsets paired with questions "
     "from other sections), and how far 3CosAdd beats the nearest word to c alone (Linzen, 2016); whether the model "
@@ -365,14 +376,25 @@ def check_c44(r: AnalogySet) -> claims.Verdict:
                 "offset cosine and the nearest word to c the chance level of the accuracy. Rule revised after an "
                 "external audit of the first build (was: also required the within-section AUC of the offset "
                 "cosine, which is nearly circular for 3CosAdd).")
-    return claims.judge("C44", figures, evidence, strength)
+
+    def finding(v: str) -> str:
+        shared = (f"A question's two offsets have mean cosine {r.offset_cos:.2f}, against {r.offset_cos_other:.2f} "
+                  "for offsets of unrelated questions")
+        acc = (f"3CosAdd answers {r.acc_excl:.0%} of the questions, taking the third word's nearest neighbour "
+               f"{r.acc_base:.0%}")
+        return {CONFIRMED: f"{shared}: a relation is roughly one direction. {acc}, so the offset does the work.",
+                CORRECTED: f"{shared}, but {acc}: most answers are the third word's neighbours.",
+                REFUTED: f"{shared}: the offsets of one relation share no direction.",
+                INCONCLUSIVE: f"{shared}: too small a difference to tell."}[v]
+
+    return claims.judge("C44", figures, evidence, strength, finding=finding)
 
 
 # The groups C45 measures, each a within-section accuracy gap (figure prefix → what it compares). Rare words are
 # one leg; polysemous words are the other, read in two groupings: all homographs merged, and split in two.
 C45_GROUPS = {
     "rare": "rare words (the rarest word beyond rank 30,000) against the other questions of their section",
-    "poly": "all 34 homographs merged, against the other questions of their section",
+    "poly": f"all {len(polysemous_en())} homographs merged, against the other questions of their section",
     "poly_names": "ambiguous place and currency names (the homographs of the place-name sections: turkey, georgia, "
     "real, won, …) against the other, unambiguous names of their section",
     "poly_common": "ordinary homographs (saw, fell, mouse, …, in the other sections) against the other questions of "
@@ -511,7 +533,19 @@ def check_c45(r: AnalogySet) -> claims.Verdict:
                 "list is the book's own and small, and how it is split was chosen after the data (hence both "
                 "groupings); proper nouns that are not ambiguous cannot be compared like with like in this "
                 "set")
-    return claims.judge("C45", figures, evidence, strength)
+
+    def finding(v: str) -> str:
+        rare = {HELD: "Questions with a rare word fail more",
+                AGAINST: "Questions with a rare word do not fail clearly more",
+                OPEN: "Whether questions with a rare word fail more is not settled"}[_c45_status(figures, t, "rare")]
+        homographs = {HELD: "homographs fail more, merged and split", AGAINST: "homographs do not, merged or split",
+                      OPEN: "the merged and split readings of the homographs disagree, so polysemy stays open"
+                      if merged != split else "the homographs' intervals leave polysemy open"}[poly]
+        gap = (f"accuracy gap {figures['gap_rare']:+.1%}, 95 % interval {figures['gap_rare_lo']:+.1%} to "
+               f"{figures['gap_rare_hi']:+.1%}")
+        return f"{rare} ({gap}); {homographs}."
+
+    return claims.judge("C45", figures, evidence, strength, finding=finding)
 
 
 # --- tables for the page ------------------------------------------------------------------------------------
