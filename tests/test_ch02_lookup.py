@@ -66,4 +66,29 @@ def test_huge_pages_run_gives_a_bandwidth_from_a_fresh_process():
 
 def test_exact_differences_read_as_words():
     assert ch02._amount(0.0) == "exactly 0"
-    assert "e" not in ch02._amount(1.2e-7) and ch02._amount(1.2e-7).startswith("0.00000012")
+    assert ch02._amount(1.2e-7) == "$1.2\\times10^{-7}$"  # math, not a run of zeros
+    assert ch02._amount(3e-12) == "$3.0\\times10^{-12}$"
+
+
+def test_cost_contenders_are_what_run_cost_times():
+    fns = ch02.cost_contenders([100, 400], dim=8, n_tokens=16, gather_tokens=64, seed=3)
+    assert list(fns) == ["lookup", "one-hot matmul"] and all(list(f) == [100, 400] for f in fns.values())
+    for v in (100, 400):  # the two contenders compute the same rows (on different batches of ids)
+        assert fns["lookup"][v]().shape == (64, 8) and fns["one-hot matmul"][v]().shape == (16, 8)
+    again = ch02.cost_contenders([100, 400], dim=8, n_tokens=16, gather_tokens=64, seed=3)
+    assert torch.equal(fns["one-hot matmul"][400](), again["one-hot matmul"][400]())  # seeded
+    with pytest.raises(ValueError, match="increasing order"):
+        ch02.cost_contenders([400, 100])
+    r = ch02.run_cost([100, 400], dim=8, n_tokens=16, reps=2, gather_tokens=64)
+    assert r.vocab_sizes == [100, 400] and len(r.gather_s) == 2 and r.v_ratio == 4
+
+
+def test_c01_finding_reads_for_every_outcome():
+    import dataclasses
+
+    base = ch02.run_cost([100, 400], dim=8, n_tokens=16, reps=1, gather_tokens=64)
+    for outcome, f in claims.rule_of("C01").examples.items():
+        r = dataclasses.replace(base, **f)
+        v = ch02.check_c01(r)
+        assert v.verdict == outcome and f"{f['bench_gather_growth']:.1f}-fold" in v.finding
+        assert len(v.finding.split()) <= claims.FINDING_WORDS
