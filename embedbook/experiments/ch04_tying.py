@@ -210,9 +210,9 @@ class Tying(Result):
                 f"tied), and with {self.large_tokens:,} {_direction(g)} ({g.lo:+.3f} to {g.hi:+.3f} nats)")
 
 
-def train_run(corpus: Corpus, n_train: int, *, tie: bool, seed: int, d_model: int, n_layers: int, context: int,
-              batch_size: int, lr: float, max_steps: int, eval_every: int, patience: int, min_delta: float,
-              device: torch.device | str | None = None) -> tuple[Run, lm.TinyLM]:
+def run_one(corpus: Corpus, n_train: int, *, tie: bool, seed: int, d_model: int, n_layers: int, context: int,
+            batch_size: int, lr: float, max_steps: int, eval_every: int, patience: int, min_delta: float,
+            device: torch.device | str | None = None) -> tuple[Run, lm.TinyLM]:
     """Train one TinyLM on the last ``n_train`` training tokens (the text right before the validation
     part) until the validation loss reaches a plateau.
 
@@ -227,6 +227,8 @@ def train_run(corpus: Corpus, n_train: int, *, tie: bool, seed: int, d_model: in
 
     Returns:
         ``(run, model)``: the :class:`Run` and the model at its best point.
+
+    The chapter writes this run's loop out in plain torch and checks it against this function.
     """
     _device.seed_everything(seed)
     cfg = lm.LMConfig(corpus.vocab_size, d_model=d_model, n_layers=n_layers, n_heads=max(1, d_model // 16),
@@ -283,7 +285,7 @@ def run_tying(small_tokens: int = 8_000, large_tokens: int = 32_000, seeds: int 
     for n in (small_tokens, large_tokens):
         for seed in range(first_seed, first_seed + seeds):
             for tie in (True, False):
-                run, model = train_run(corpus, n, tie=tie, seed=seed, **kw)
+                run, model = run_one(corpus, n, tie=tie, seed=seed, **kw)
                 runs.append(run)
                 if n == large_tokens and not tie:
                     untied_large.append(model)
@@ -478,7 +480,19 @@ def check_c08(r: Tying) -> claims.Verdict:
         "an intermediate revision let it refute): a miniature this small decides neither way, so the literature does. "
         "Round 3: the counts come from the source list (they were typed), with MobileLLM added; the rule is unchanged."
     )
-    return claims.judge("C08", f, evidence, strength)
+
+    def finding(v: str) -> str:
+        rule = claims.rule_of("C08")
+        n = rule.literature.figures(rule.counted)
+        said = f"{_studies(n['studies_improve'])} find that tying lowers held-out perplexity"
+        low, hurt = n["studies_low_resource"], n["studies_hurt"]
+        less = (f"{low} find{'s' if low == 1 else ''} the gain larger with less data" if low
+                else "none compares the gain across amounts of data")
+        worse = f"{hurt} find{'s' if hurt == 1 else ''} untied embeddings better" if hurt else "none finds untying better"
+        return (f"{said}; {less}; {worse}. Our miniature only illustrates: on {r.small_tokens:,} training tokens, "
+                f"{_direction(s)}.")
+
+    return claims.judge("C08", f, evidence, strength, finding=finding)
 
 
 # --- C09: tying at very large vocabularies -----------------------------------------------------------------
@@ -619,8 +633,17 @@ def check_c09(r: TyingLiterature) -> claims.Verdict:
         }[v]
         return (tail + " " + mini).strip()
 
+    def finding(v: str) -> str:
+        rule = claims.rule_of("C09")
+        n = rule.literature.figures(rule.counted)
+        at = n["studies_threshold_256k"]
+        cost = (f"{_studies(at).capitalize()} place{'s' if at == 1 else ''} a cost of tying at 256K and above" if at
+                else f"None of the {icml} ICML 2024 studies of tying we found places a cost at 256K")
+        return (f"{cost}. Untying helped at 120K–250K vocabularies in {_studies(n['studies_untying_helps_large_vocab'])}, "
+                f"and {n['tied_models_256k']} published models with 256K vocabularies tie.")
+
     figures = {"icml2024_studies": icml, "io_overlap": r.io_overlap}
-    return claims.judge("C09", figures, evidence,
+    return claims.judge("C09", figures, evidence, finding=finding,
                         strength="published studies and model reports (cited); a 256K-vocabulary model cannot be "
                         "trained on this CPU, so the miniature only illustrates. Round 3: the counts come from the "
                         "source list (they were typed), with MobileLLM, the second ICML 2024 study of tying, added; "
