@@ -100,3 +100,35 @@ def test_c14_a_stated_reason_is_what_confirms_and_its_record_needs_one():
     assert stated.source().supports == ("sgd_for_sparse_other",)
     rule = claims.rule_of("C14")
     assert rule(claims.tally(ch05.C14_LITERATURE.sources + (stated.source(),), ch05.C14_COUNTED)) == claims.CORRECTED
+
+
+def test_findings_are_short_and_follow_the_measurements():
+    """Each box's visible finding (issue 17) reads for the outcome the rule gave, with the measured figures."""
+    r = ch05.run_touched(vocab=200, d=16, batch=2, context=8)
+    v = ch05.check_c12(r)
+    assert v.finding.startswith(f"A backward pass gave gradient to exactly the {r.in_batch} rows of the batch's ids, "
+                                "but AdamW then moved")
+    assert "only plain SGD and SparseAdam left them" in v.finding
+    v = ch05.check_c14(ch05.run_survey())
+    assert v.verdict == claims.REFUTED and v.finding.startswith("No source gives sparse gradients as the reason")
+    assert "9 of 10 large language models" in v.finding
+    pull = ch05.run_pull(200, seeds=(0,), lr=1e-2, max_steps=6)
+    v = ch05.check_c38(pull)
+    assert v.verdict == claims.INCONCLUSIVE and v.finding.endswith("Too weak, or the seeds disagree, to judge.")
+    assert f"{pull.best[0][0]:.2f} at the plateau" in v.finding
+    for v in (ch05.check_c12(r), ch05.check_c38(pull)):
+        assert 0 < len(v.finding.split()) <= claims.FINDING_WORDS
+
+
+def test_c15_finding_fits_with_three_seeds_and_a_correction(monkeypatch):
+    """The longest C15 finding (a range per arm, two arms where the claim holds) stays within the limit."""
+    r = ch05.run_lr_study(d=8, context=8, seeds=(0,), max_steps=4, eval_every=2)
+    monkeypatch.setattr(ch05, "_weak", lambda f, t: False)
+    monkeypatch.setattr(ch05, "arm_summaries", lambda _r: [
+        ch05.ArmSummary("adamw_small", [0.4] * 3, [1.0] * 3, [2.0] * 3, [0.91, 0.95, 0.93], [0.5] * 3, 10, 10),
+        ch05.ArmSummary("adamw_unit", [0.4] * 3, [1.0] * 3, [2.0] * 3, [0.98, 0.99, 0.985], [0.5] * 3, 10, 10),
+        ch05.ArmSummary("sgd_small", [0.4] * 3, [1.0] * 3, [2.0] * 3, [0.26, 0.44, 0.3], [0.5] * 3, 10, 10)])
+    v = ch05.check_c15(r)
+    assert v.verdict == claims.CORRECTED
+    assert "0.91–0.95 (AdamW, std 0.02)" in v.finding and "holds only with AdamW, std 0.02 and AdamW, N(0, 1)" in v.finding
+    assert len(v.finding.split()) <= claims.FINDING_WORDS

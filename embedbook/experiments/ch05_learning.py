@@ -160,8 +160,19 @@ def check_c12(r: RowsTouched) -> claims.Verdict:
                "adamw_absent_rows_moved": d["adamw"].absent_rows_moved, "absent_rows": d["adamw"].absent_rows,
                "sgd_absent_rows_moved": d["sgd"].absent_rows_moved, "adam_absent_rows_moved": d["adam"].absent_rows_moved,
                "touched_absent_tied": r.touched_absent_tied, "touched_tied": r.touched_tied, "vocab": r.vocab}
+    def finding(v: str) -> str:
+        if v == REFUTED:
+            return (f"One backward pass gave gradient to {r.touched_absent_untied} rows absent from the batch and left "
+                    f"{r.present_untouched_untied} rows in it without one.")
+        lazy = _join([{"sgd": "plain SGD"}.get(o, OPTIMIZER_LABELS[o]) for o, dr in d.items() if dr.absent_rows_moved == 0]) or "none"
+        moved = d["adamw"].absent_rows_moved
+        update = (f"and AdamW moved none of the {d['adamw'].absent_rows} rows absent from every batch" if moved == 0
+                  else f"but AdamW then moved {moved} of {d['adamw'].absent_rows} rows absent from every batch; "
+                  f"only {lazy} left them")
+        return f"A backward pass gave gradient to exactly the {r.in_batch} rows of the batch's ids, {update}."
+
     return claims.judge(
-        "C12", figures, evidence,
+        "C12", figures, evidence, finding=finding,
         strength="exact: the gradient of one backward pass, read row by row, and row distances after a fixed "
         "sequence of optimizer steps. Rule revised twice in round 3 (issue 19), each time after measuring. Before "
         "round 3 it was 'confirmed' only if a tied head also kept the gradient to the batch's rows, which a softmax "
@@ -331,8 +342,16 @@ def check_c13(r: Optimizers) -> claims.Verdict:
     figures = {"adam_refused": r.adam_refused, "sparse_adam_trains": r.sparse_adam_trains, "sgd_trains": r.sgd_trains,
                "dense_adam_trains": int(r.dense_loss_after < r.dense_loss_before),
                "adam_absent": d["adam"].absent_moved, "sparse_adam_absent": d["sparse_adam"].absent_moved}
+    def finding(v: str) -> str:
+        works = [n for n, ok in (("SparseAdam", r.sparse_adam_trains), ("SGD", r.sgd_trains)) if ok]
+        trains = (f"{' and '.join(works)} {'both train' if len(works) == 2 else 'trains'} such a table" if works
+                  else "neither SparseAdam nor SGD trains such a table")
+        dense = ("and Adam trains it" if r.dense_loss_after < r.dense_loss_before else "and Adam failed to train it")
+        return (f"Adam {'refuses' if r.adam_refused else 'accepts'} a sparse gradient; {trains}. But gradients are "
+                f"sparse only on request: a default table's is dense, {dense}.")
+
     return claims.judge(
-        "C13", figures, evidence,
+        "C13", figures, evidence, finding=finding,
         strength="exact: torch's own error messages and losses, and row distances after a fixed sequence of steps, "
         "in the installed torch. Rule revised in round 3 (issue 19), after measuring: it was 'confirmed' only if "
         "dense Adam could not train a default table either, which no real torch does, so 'confirmed' was "
@@ -584,7 +603,14 @@ def check_c14(r: Survey) -> claims.Verdict:
         "correction'; then, after a cold audit, to the reasons the sources state, with Li et al. added. The reading "
         "of 大模型 as language models is the rule's from its first version."
     )
-    return claims.judge("C14", {}, evidence, strength)
+    def finding(v: str) -> str:
+        why = (f"{r.n_reason} source{'s' if r.n_reason != 1 else ''} give{'' if r.n_reason != 1 else 's'} sparse "
+               "gradients as the reason a large model trained with SGD" if r.n_reason else
+               "No source gives sparse gradients as the reason a large model trained with SGD")
+        return (f"{why}; {r.n_adam_family} of {r.n_models} large language models trained with Adam, AdamW or "
+                "Adafactor, on dense gradients.")
+
+    return claims.judge("C14", {}, evidence, strength, finding=finding)
 
 
 # --- C15, C16: frequency, distance from init, and an embedding learning-rate multiplier ---------------------
@@ -907,7 +933,28 @@ def check_c15(r: LrStudy) -> claims.Verdict:
                                        "near their start."),
         }[v]
 
-    return claims.judge("C15", figures, evidence, strength=_c15_strength(r))
+    def finding(v: str) -> str:
+        spans = ", ".join(f"{_span(min(sm.rare_cos), max(sm.rare_cos))} ({C15_ARM_LABELS[sm.key]})" for sm in summ)
+        said = {CONFIRMED: "Rare rows stayed near their start in every arm.",
+                CORRECTED: f"So it holds only with {_join([C15_ARM_LABELS[k] for k, x in state.items() if x == 'holds'])}: "
+                           "optimizer and init scale decide.",
+                REFUTED: "In no arm did rare rows stay near their start.",
+                INCONCLUSIVE: "Too weak, or the seeds disagree, to judge."}[v]
+        return f"Median cosine of a rare row with its random start: {spans}; near is {t['near_cos']:g} or more. {said}"
+
+    return claims.judge("C15", figures, evidence, strength=_c15_strength(r), finding=finding)
+
+
+def _span(lo: float, hi: float) -> str:
+    """``0.94`` when the seeds agree to two decimals, else ``0.91–0.94``."""
+    a, b = f"{lo:.2f}", f"{hi:.2f}"
+    return a if a == b else f"{a}–{b}"
+
+
+def _signed_span(lo: float, hi: float) -> str:
+    """``+0.037`` when the seeds agree to three decimals, else ``-0.012 to +0.020``."""
+    a, b = f"{lo:+.3f}", f"{hi:+.3f}"
+    return a if a == b else f"{a} to {b}"
 
 
 def _join(words: list[str]) -> str:
@@ -915,31 +962,20 @@ def _join(words: list[str]) -> str:
 
 
 def c15_reading(r: LrStudy) -> str:
-    """One sentence for the page after the C15 figure, following the measured arms: which arms kept their rare
-    rows near the start, which turned them away, and whether that is what AdamW's arithmetic (a step of about
-    the learning rate per coordinate, next to a coordinate of size σ) leads one to expect."""
+    """The sentences for the page after the C15 figure (the box gives each arm's cosines): whether what the
+    arms show is what AdamW's arithmetic (a step of about the learning rate per coordinate, next to a
+    coordinate of size σ) leads one to expect, and how SGD differs."""
     near = claims.rule_of("C15").thresholds["near_cos"]
     summ = {sm.key: sm for sm in arm_summaries(r)}
-    name = {"adamw_small": "AdamW from std 0.02", "adamw_unit": "AdamW from N(0, 1)", "sgd_small": "SGD from std 0.02"}
-    kept = [name.get(k, k) for k, sm in summ.items() if min(sm.rare_cos) >= near]
-    turned = [name.get(k, k) for k, sm in summ.items() if max(sm.rare_cos) < near]
-    mixed = [name.get(k, k) for k in summ if name.get(k, k) not in kept + turned]
-    parts = []
-    if kept:
-        parts.append(f"rare rows kept their direction (cosine at least {near:g} on every seed) with {_join(kept)}")
-    if turned:
-        parts.append(f"{'they' if kept else 'rare rows'} turned away from it on every seed with {_join(turned)}")
-    if mixed:
-        parts.append(f"the seeds disagree with {_join(mixed)}")
-    text = "So " + "; ".join(parts) + ". "
+    text = ""
     adamw = {arm.init: arm for arm in r.drift_arms if arm.optimizer == "adamw"}
     small, unit = adamw.get("normal_0.02"), adamw.get("torch_default")
     if small is None or unit is None:
-        return text
+        return "An arm with AdamW from std 0.02 or from N(0, 1) is missing, so the two init scales cannot be compared."
     lr = small.lr
-    text += (f"AdamW moves every coordinate of a row by roughly its learning rate ({lr:g}) whenever the token appears "
-             f"(and for some steps after), whatever the gradient's size: {lr / 0.02:.0%} of a coordinate drawn at std "
-             f"0.02, {lr:.1%} of one drawn at std 1. ")
+    text += (f"AdamW moves each coordinate of a row by about its learning rate ({lr:g}) whenever the token appears, "
+             f"whatever the gradient's size: {lr / 0.02:.0%} of a coordinate drawn at std 0.02, {lr:.1%} of one at "
+             "std 1. ")
 
     def state(key: str) -> str:
         cos = summ[key].rare_cos
@@ -947,20 +983,16 @@ def c15_reading(r: LrStudy) -> str:
 
     pattern = (state("adamw_small"), state("adamw_unit"))
     text += {
-        ("turned", "kept"): ("That is the difference between the two AdamW arms: a few updates turn a small row, and "
-                             "barely touch a unit-scale one. Rarity alone does not keep a row near its start; the "
-                             "scale of the start does."),
+        ("turned", "kept"): ("So a few updates turn a small row and barely touch a unit-scale one: the scale of "
+                             "the start, not rarity alone, keeps a row near it."),
         ("kept", "kept"): "Even from std 0.02, the few updates of a rare row were too few to turn it here.",
         ("turned", "turned"): ("Even from std 1, the updates of a rare row added up to enough to turn it here, so "
                                "scale alone does not explain it."),
         ("kept", "turned"): ("Yet here the small rows kept their direction and the unit-scale ones did not: the "
                              "arithmetic does not explain this run."),
     }.get(pattern, "The seeds disagree in an AdamW arm, so this run cannot test that arithmetic.")
-    sgd = next((arm for arm in r.drift_arms if arm.optimizer == "sgd"), None)
-    if sgd is not None and sgd.key in summ:
-        lo, hi = f"{min(summ[sgd.key].rare_cos):.2f}", f"{max(summ[sgd.key].rare_cos):.2f}"
-        text += (f" SGD with momentum moves a row in proportion to its gradient instead; at learning rate {sgd.lr:g} "
-                 f"its median rare row ended at cosine {lo if lo == hi else lo + '–' + hi} with its start.")
+    if any(arm.optimizer == "sgd" for arm in r.drift_arms):
+        text += " SGD with momentum moves a row in proportion to its gradient instead."
     return text
 
 
@@ -1039,7 +1071,16 @@ def check_c16(r: LrStudy) -> claims.Verdict:
                 + ": no effect can be claimed either way."),
         }[v]
 
-    return claims.judge("C16", figures, evidence, strength=_strength(r, [0, 1]))
+    def finding(v: str) -> str:
+        said = {CONFIRMED: "It helped rare inputs on every seed, at least as much as the rest.",
+                CORRECTED: "It helped rare inputs on every seed, but less than the rest.",
+                REFUTED: "It hurt rare inputs on every seed.",
+                INCONCLUSIVE: "No effect can be claimed either way."}[v]
+        return (f"No 2018 study making the claim was found. At {r.mult:g}× the embedding learning rate, "
+                f"the loss at rare inputs changed by {_signed_span(-rare.hi, -rare.lo)} nats over {rare.n} "
+                f"seed{'s' if rare.n != 1 else ''} (negative is better). {said}")
+
+    return claims.judge("C16", figures, evidence, strength=_strength(r, [0, 1]), finding=finding)
 
 
 # --- C38: shared contexts pull two words together --------------------------------------------------------------
@@ -1187,44 +1228,45 @@ def check_c38(r: Pull) -> claims.Verdict:
                 f"step {min(r.best_step)}–{max(r.best_step)}); best validation loss at least {figures['margin_min']:.2f} "
                 f"nats below the unigram baseline ({r.unigram:.2f}); a synthetic corpus, so the verdict is about the "
                 "mechanism, not about real Chinese text")
-    return claims.judge("C38", figures, evidence, strength=strength)
+    def finding(v: str) -> str:
+        said = {CONFIRMED: "Shared next words alone pulled the two rows together, on every seed.",
+                REFUTED: "Shared next words did not pull them closer than the control pair.",
+                INCONCLUSIVE: "Too weak, or the seeds disagree, to judge."}[v]
+        return (f"The cosine of the 苹果 and 香蕉 rows went from {_span(min(fruit_start), max(fruit_start))} at the start to "
+                f"{_span(min(fruit), max(fruit))} at the plateau; the control pair 苹果–手机 ended at "
+                f"{_span(min(phone), max(phone))}. {said}")
+
+    return claims.judge("C38", figures, evidence, strength=strength, finding=finding)
 
 
-# --- one line per claim and outcome, for the chapter's summary ------------------------------------------------
+# --- one take-away per claim and outcome, for the chapter's summary (full sentences, no claim codes) ----------
 
 SUMMARY: dict[str, dict[str, str]] = {
-    "C12": {CONFIRMED: "only the rows of the ids in the batch get gradient through the input lookup, and only they "
-                       "moved under AdamW; a table that is also a tied output head gets gradient in every row",
-            CORRECTED: "only the rows of the ids in the batch get gradient through the input lookup, but the other "
-                       "rows are still updated under AdamW, Adam and SGD with momentum (only plain SGD and SparseAdam "
-                       "leave them); a table that is also a tied output head gets gradient in every row",
-            REFUTED: "rows outside the batch got gradient even without a tied head"},
-    "C13": {CONFIRMED: "Adam refuses sparse gradients and SparseAdam and SGD train them, but gradients are sparse only "
-                       "when sparse=True is asked for: a default table's are dense, and dense Adam trains it (moving "
-                       "absent rows too)",
-            CORRECTED: "Adam refuses sparse gradients, but only one of SparseAdam and SGD trains them here",
-            REFUTED: "dense Adam accepted a sparse gradient, or neither SparseAdam nor SGD trained one"},
-    "C14": {CONFIRMED: "a source gives sparse embedding gradients as the reason a large language model trained with SGD",
-            CORRECTED: "no language model's source gives sparse gradients as the reason for SGD, but a large model "
-                       "of another kind's does",
-            REFUTED: "no source gives sparse gradients as the reason a large model used SGD: the large language "
-                     "models surveyed train with dense embedding gradients (Adam-family, and one with Nesterov SGD), "
-                     "and at scale sparse tables are trained with adaptive optimizers (Li et al.); DLRM's reference "
-                     "code steps its sparse tables with SGD without saying why",
-            INCONCLUSIVE: "the sources surveyed do not say whether sparse gradients are why"},
-    "C15": {CONFIRMED: "in every arm (AdamW or SGD, std 0.02 or N(0, 1)) rare rows kept their random direction "
-                       "while frequent rows moved further",
-            CORRECTED: "whether a rare row stays near its random start depends on the optimizer and the init scale: "
-                       "the claim box names the arms where it does",
-            REFUTED: "in no arm did rare rows stay near their random start",
-            INCONCLUSIVE: "these runs cannot say whether rare rows stay near their start"},
-    "C16": {CONFIRMED: "a 10× embedding learning rate lowered the loss at rare inputs on every seed",
-            CORRECTED: "a 10× embedding learning rate helped, but rare inputs no more than the rest",
-            REFUTED: "a 10× embedding learning rate raised the loss at rare inputs on every seed",
-            INCONCLUSIVE: "no effect of a 10× embedding learning rate on rare inputs could be established here, and "
-                          "the cited study could not be found"},
-    "C38": {CONFIRMED: "in a corpus built for the test (a constructed demonstration), sharing contexts alone pulled "
-                       "苹果 and 香蕉 together on every seed",
-            REFUTED: "sharing contexts did not pull 苹果 and 香蕉 together",
-            INCONCLUSIVE: "these runs cannot say whether shared contexts pull the rows together"},
+    "C12": {CONFIRMED: "Only the batch's rows get gradient through the lookup, and AdamW moved only those.",
+            CORRECTED: "Only the batch's rows get gradient through the lookup, yet AdamW, Adam and SGD with momentum "
+                       "move the other rows too.",
+            REFUTED: "Rows outside the batch got gradient even without a tied output head."},
+    "C13": {CONFIRMED: "Adam refuses sparse gradients and SparseAdam and SGD train them, but a table's gradient is "
+                       "dense unless asked, and Adam trains it.",
+            CORRECTED: "Adam refuses sparse gradients, but only one of SparseAdam and SGD trained them here.",
+            REFUTED: "Adam accepted a sparse gradient, or neither SparseAdam nor SGD trained one."},
+    "C14": {CONFIRMED: "A source gives sparse gradients as the reason a large language model trained with SGD.",
+            CORRECTED: "A large model of another kind gives sparse gradients as its reason for SGD; no language "
+                       "model does.",
+            REFUTED: "Sparse gradients are not why large models pick an optimizer: large language models train "
+                     "dense tables, nearly all with Adam-family optimizers.",
+            INCONCLUSIVE: "The sources surveyed do not say whether sparse gradients are why some models use SGD."},
+    "C15": {CONFIRMED: "Rare rows keep their random direction in every arm, while frequent rows move further.",
+            CORRECTED: "Whether a rare row stays near its random start depends on the optimizer and the init scale, "
+                       "not on rarity alone.",
+            REFUTED: "In no arm did rare rows stay near their random start.",
+            INCONCLUSIVE: "These runs cannot say whether rare rows stay near their random start."},
+    "C16": {CONFIRMED: "A 10× embedding learning rate lowered the loss at rare inputs on every seed.",
+            CORRECTED: "A 10× embedding learning rate helped, but rare inputs no more than the rest.",
+            REFUTED: "A 10× embedding learning rate raised the loss at rare inputs on every seed.",
+            INCONCLUSIVE: "A 10× embedding learning rate showed no clear effect on rare inputs, and the cited study "
+                          "could not be found."},
+    "C38": {CONFIRMED: "Sharing next words alone pulled 苹果 and 香蕉 together, in a corpus built for the test.",
+            REFUTED: "Sharing next words did not pull 苹果 and 香蕉 together.",
+            INCONCLUSIVE: "These runs cannot say whether shared next words pull the rows together."},
 }
