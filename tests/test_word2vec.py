@@ -222,3 +222,61 @@ def test_page_helpers_of_ch10(corpus):
     fs = similarity.Space(fam, rng.normal(size=(len(fam), 6)).astype(np.float32))
     words, groups, xy = ch10.map_points(fs, 10, {"family": "family", "also": "family"})
     assert len(words) == len(set(words)) == len(groups) == xy.shape[0] and xy.shape[1] == 2
+
+
+# --- the skip-gram loop of chapter 10's page ------------------------------------------------------------------
+
+
+def test_run_skipgram_is_the_sgns_step_loop_it_documents(corpus):
+    """run_skipgram is word2vec.c's layout: vocabulary most frequent first, pairs in order, uniform/d and zero
+    starts, one multinomial draw of noise per epoch, linear decay; replayed here with sgns_step, bit for bit."""
+    docs = corpus[:40]
+    r = ch10.run_skipgram(docs, dim=8, window=1, negative=3, epochs=2, lr=0.2, min_count=1, seed=3)
+    again = ch10.run_skipgram(docs, dim=8, window=1, negative=3, epochs=2, lr=0.2, min_count=1, seed=3)
+    assert torch.equal(r.w_in, again.w_in) and r.losses == again.losses
+    index = {w: i for i, w in enumerate(r.words)}
+    pairs = [(index[d[i]], index[d[j]]) for d in docs for i in range(len(d)) for j in (i - 1, i + 1)
+             if 0 <= j < len(d)]
+    assert r.n_pairs == len(pairs) and r.words[0] in {"sweet", "drive", "eat", "road", "ripe", "engine"}
+    g = torch.Generator().manual_seed(3)
+    w_in, w_out = (torch.rand(len(r.words), 8, generator=g) - 0.5) / 8, torch.zeros(len(r.words), 8)
+    counts = {w: sum(d.count(w) for d in docs) for w in r.words}
+    noise_p = torch.tensor([counts[w] for w in r.words], dtype=torch.float) ** 0.75
+    for epoch in range(2):
+        neg = torch.multinomial(noise_p, len(pairs) * 3, replacement=True, generator=g).view(-1, 3)
+        for i, (c, o) in enumerate(pairs):
+            W.sgns_step(w_in, w_out, c, o, neg[i], lr=0.2 * max(1 - (epoch * len(pairs) + i) / (2 * len(pairs)), 1e-4))
+    assert torch.equal(w_in, r.w_in) and torch.equal(w_out, r.w_out)
+    assert r.loss_last < r.loss_first and r.loss_first == r.losses[0]
+
+
+def test_run_skipgram_bad_input(corpus):
+    with pytest.raises(ValueError, match="window must be a positive int"):
+        ch10.run_skipgram(corpus, window=0)
+    with pytest.raises(ValueError, match="min_count"):
+        ch10.run_skipgram(corpus, min_count=10_000)
+    with pytest.raises(ValueError, match="no \\(centre, context\\) pair"):
+        ch10.run_skipgram([["a"], ["a"]], min_count=1)
+    with pytest.raises(TypeError, match="token lists"):
+        ch10.run_skipgram("not a corpus")
+
+
+def _planted(leans, plateau=1):
+    ps = [0.2, 0.5, 0.8]
+    rise = [leans[2][s] - leans[0][s] for s in range(3)]
+    return ch10.Planted(a="fire", b="company", n_tokens=1000, n_planted=40, epochs=10, seeds=3,
+                        rise=float(np.mean(rise)), rise_lo=min(rise), rise_hi=max(rise),
+                        monotone_seeds=sum(leans[0][s] < leans[1][s] < leans[2][s] for s in range(3)),
+                        spread=max(max(v) - min(v) for v in leans), worst_improvement=0.01, plateau=plateau,
+                        ps=ps, leans=dict(zip(ps, leans)))
+
+
+def test_c39_finding_reads_for_each_outcome():
+    conf = ch10.check_c39(_planted([[0.0, 0.05, 0.1], [0.3, 0.35, 0.4], [0.6, 0.65, 0.7]]))
+    assert conf.verdict == claims.CONFIRMED and "all 3 seeds" in conf.finding and "+0.60" in conf.finding
+    ref = ch10.check_c39(_planted([[0.0, 0.01, 0.02], [0.0, 0.02, 0.01], [0.01, 0.02, 0.03]]))
+    assert ref.verdict == claims.REFUTED and "did not move" in ref.finding
+    unsettled = ch10.check_c39(_planted([[0.0, 0.05, 0.1], [0.3, 0.35, 0.4], [0.6, 0.65, 0.7]], plateau=0))
+    assert unsettled.verdict == claims.INCONCLUSIVE and "still learning" in unsettled.finding
+    for v in (conf, ref, unsettled):
+        assert "C39" not in v.finding and "rise_min" not in v.finding
