@@ -49,3 +49,30 @@ def test_c24_box_names_the_installed_outcomes_and_rotary_positions():
     assert v.verdict == claims.CORRECTED
     assert "can give only 'confirmed with a correction' or 'refuted'" in v.evidence
     assert "add no position vector to X" in v.evidence and "chapter 2" in v.evidence
+
+
+def test_small_number_is_a_power_of_ten_not_a_long_decimal():
+    assert ch12.small_number(2.98e-7) == "3 × 10⁻⁷"
+    assert ch12.small_number(9.7e-7) == "1 × 10⁻⁶"
+    assert ch12.small_number(0.0) == "exactly 0" and ch12.small_number(0.25) == "0.25"
+    assert "0.0000" not in ch12.small_number(1.2e-12)
+
+
+def test_c24_finding_reads_for_each_outcome():
+    import torch
+
+    from embedbook import claims
+
+    def qkv(diff_article, diff_full, square=1):
+        return ch12.QKV(sentence="s", n_tokens=4, d=384, heads=12, head_dim=32, square=square, has_bias=1,
+                        diff_full=diff_full, diff_no_bias=0.2, diff_article=diff_article, diff_original_form=2e-7,
+                        layer0=None, model_probs=torch.zeros(12, 4, 4))
+
+    corrected = ch12.check_c24(qkv(0.6, 3e-7))
+    assert corrected.verdict == claims.CORRECTED and "3 × 10⁻⁷" in corrected.finding and "0.60" in corrected.finding
+    confirmed = ch12.check_c24(qkv(2e-7, 2e-7))
+    assert confirmed.verdict == claims.CONFIRMED and "reproduces" in confirmed.finding
+    refuted = ch12.check_c24(qkv(0.6, 0.4))
+    assert refuted.verdict == claims.REFUTED and "Neither form" in refuted.finding
+    assert "not 384×384" in ch12.check_c24(qkv(0.6, 3e-7, square=0)).finding
+    assert "0.0000" not in corrected.evidence

@@ -17,6 +17,20 @@ SENTENCE = "the cat sat on the mat because it was tired"
 
 plain_decimal = book.plain_decimal  # kept under this name for the chapter and the tests
 
+_SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
+
+
+def small_number(x: float) -> str:
+    """A tiny difference for a sentence as a power of ten, "3 × 10⁻⁷" (never "0.0000003"); "exactly 0" for 0,
+    and :func:`plain_decimal` from 0.001 up."""
+    if x == 0 or abs(x) >= 1e-3:
+        return plain_decimal(x)
+    exp = math.floor(math.log10(abs(x)))
+    mant = round(x / 10 ** exp)
+    if abs(mant) == 10:
+        mant, exp = mant // 10, exp + 1
+    return f"{mant} × 10{str(exp).translate(_SUPERSCRIPT)}"
+
 PARAPHRASES = [
     ("the cat is sleeping on the sofa", "a kitten naps on the couch"),
     ("he bought a new car yesterday", "yesterday he purchased a new vehicle"),
@@ -50,7 +64,7 @@ class QKV(Result):
     model_probs: torch.Tensor = field(repr=False)  # (heads, n, n), the model's own layer 0
 
     def extra_glue(self) -> dict:
-        return {"diff_full_plain": plain_decimal(self.diff_full)}
+        return {"diff_full_plain": small_number(self.diff_full)}
 
 
 def original_form_diff(d: int, heads: int, n: int, vocab: int = 1000, seed: int = 0) -> float:
@@ -141,12 +155,12 @@ def check_c24(r: QKV) -> claims.Verdict:
                  f"columns" if r.square else f"the projections are not {r.d}×{r.d}")
         head = (
             f"Rebuilt from the weights for \"{r.sentence}\" ({r.n_tokens} tokens), layer 0's attention differs from the "
-            f"model's own by at most {plain_decimal(r.diff_full)} in the model's form, {r.diff_no_bias:.2f} when the biases are "
+            f"model's own by at most {small_number(r.diff_full)} in the model's form, {r.diff_no_bias:.2f} when the biases are "
             f"dropped, and {r.diff_article:.2f} in the article's form (probabilities run from 0 to 1). {shape}. "
         )
         original = (f"For comparison, on a layer of the original Transformer's form (torch's encoder layer without "
                     f"biases, fed token + position rows with no normalisation first, the same width and heads, random "
-                    f"weights) the article's form is off by at most {plain_decimal(r.diff_original_form)}: that is "
+                    f"weights) the article's form is off by at most {small_number(r.diff_original_form)}: that is "
                     "what 'confirmed' looks like, and no trained model of that form is installed here. ")
         installed = ("What the installed model can show: MiniLM, the one model installed, has an embedding LayerNorm "
                      "and projection biases, so with it this rule can give only 'confirmed with a correction' or "
@@ -173,7 +187,20 @@ def check_c24(r: QKV) -> claims.Verdict:
 
     figures = {"diff_article": r.diff_article, "diff_full": r.diff_full, "square": r.square,
                "diff_no_bias": r.diff_no_bias, "diff_original_form": r.diff_original_form}
-    return claims.judge("C24", figures, evidence, strength="exact arithmetic on the real model's weights, one "
+    def finding(v: str) -> str:
+        if not r.square:
+            return f"The projections are not {r.d}×{r.d}, so the formula does not describe this model's layer 0."
+        return {
+            CONFIRMED: "Rebuilt from the weights, the article's formula reproduces layer 0's attention to within "
+            f"{small_number(r.diff_article)}.",
+            CORRECTED: "Layer 0's attention is rebuilt exactly (to within "
+            f"{small_number(r.diff_full)}) only when X is the LayerNorm of token, position and segment rows and each "
+            f"projection keeps its bias; the article's bare form is off by up to {r.diff_article:.2f}.",
+            REFUTED: f"Neither form rebuilds layer 0's attention: the article's is off by up to {r.diff_article:.2f}, "
+            f"the model's by up to {r.diff_full:.2f}.",
+        }[v]
+
+    return claims.judge("C24", figures, evidence, finding=finding, strength="exact arithmetic on the real model's weights, one "
                         "sentence; the model's own probabilities read with eager attention; one BERT-style model, so "
                         "the correction is stated for BERT-style encoders and the other families are described "
                         "from their papers, not measured (rotary models included). 'Confirmed' is reachable only for a model "
@@ -210,7 +237,7 @@ class TableSwap(Result):
         acc = [self.effects[kind]["paraphrase_acc"] for kind in ("shuffled", "random")]
         if min(acc) >= 0.75:
             return ("So this test barely notices the wrong table. It rewards word overlap: a wrong table still gives "
-                    "the *same* token the same row, and paraphrases that share words still look alike. What the "
+                    "the same token the same row, and paraphrases that share words still look alike. What the "
                     "swap changes shows in the attention shifts and the final vectors, not here.")
         if max(acc) <= 0.6:
             return ("With a wrong table the paraphrases are found about as often as by chance: shared words alone "
