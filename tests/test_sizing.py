@@ -160,6 +160,47 @@ def test_chapter03_checks_on_cheap_inputs():
         ch03.run_multilingual([("BERT-base", "Multilingual MiniLM-L12")])
 
 
+def test_chapter03_findings_follow_the_outcome():
+    """Issue 17: each check writes the box's visible finding, with the deciding figures, worded for the outcome
+    the rule gave (no claim codes, no threshold names)."""
+    import dataclasses
+
+    from embedbook import claims
+    from embedbook.experiments import ch03_sizing as ch03
+
+    r = ch03.run_bytes(real_rows=10)
+    v = ch03.check_c05(r)
+    assert v.verdict == claims.CONFIRMED and f"{r.fp32_mb:,.1f} MB" in v.finding and "524 MB" in v.finding
+    off = ch03.check_c05(dataclasses.replace(r, fp32_mb=500.0))  # 4.6% below the article's 524 MB
+    assert off.verdict == claims.CORRECTED and "off by up to 4.6%" in off.finding and "are right" not in off.finding
+    t = ch03.run_tying()
+    assert "saves 617.6M" in ch03.check_c07(t).finding
+    far = ch03.check_c07(dataclasses.replace(t, claimed_saving=900e6))
+    assert far.verdict == claims.CORRECTED and "away from 'about 600" in far.finding
+    a = ch03.run_article_table()
+    assert "617.558M, which rounds to 617.6M, not 617.5M" in ch03.check_c06(a).finding
+    fine = [dict(row, **{"article (M)": row["rounds to"], "rounding ok": 1}) for row in a.rows]
+    ok = ch03.check_c06(dataclasses.replace(a, rows=fine, n_rounding_off=0))
+    assert ok.verdict == claims.CONFIRMED and "rounded to 0.1M" in ok.finding and "But" not in ok.finding
+    w = ch03.run_width_rule(256, 4)
+    assert f"{abs(w.rows[0]['error']):.0%} short at 125M" in ch03.check_c19(w).finding
+    for v in (ch03.check_c20(ch03.run_heads()), ch03.check_c27(ch03.run_vocabularies()),
+              ch03.check_c36(ch03.run_multilingual())):
+        assert v.finding and "`" not in v.finding and v.claim_id not in v.finding
+
+
+def test_markdown_table_formats_and_aligns():
+    from embedbook.experiments import ch03_sizing as ch03
+
+    rows = [{"name": "a|b", "n": 1234}, {"name": "c", "n": 5}]
+    text = ch03.markdown_table(rows, {"model": ("name", "{}"), "$n$": ("n", "{:,}")})
+    assert text.splitlines() == ["| model | $n$ |", "|:---|---:|", "| a\\|b | 1,234 |", "| c | 5 |"]
+    with pytest.raises(KeyError, match="no \\['size'\\]"):
+        ch03.markdown_table(rows, {"size": ("size", "{}")})
+    with pytest.raises(ValueError, match="at least one row"):
+        ch03.markdown_table([], {"model": ("name", "{}")})
+
+
 def test_decoupled_attention_matches_torch_when_heads_split_d():
     from embedbook.experiments import ch03_sizing as ch03
 

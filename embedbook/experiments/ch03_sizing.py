@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import statistics
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 import torch
 import torch.nn.functional as F
@@ -22,6 +24,28 @@ ARTICLE_TABLE = [  # (model as named, V, d, the article's embedding parameters i
 ARTICLE_WIDTH_TABLE = [(125e6, 12, 768), (1.3e9, 24, 2048), (7e9, 32, 4096), (70e9, 80, 8192), (175e9, 96, 12288)]
 ARTICLE_EXAMPLE = (32000, 4096, {"fp32": 524, "fp16": 262, "bf16": 262})  # V, d, MB per dtype
 DTYPE_NAMES = ("fp32", "fp16", "bf16", "int8", "int4")
+
+
+def markdown_table(rows: list[dict], columns: dict[str, tuple[str, str | Callable[[Any], str]]]) -> str:
+    """The chapter's tables as Markdown (the book scrolls a Markdown table in its own container where it is
+    wider than the text column, and typesets math in its headers). ``columns`` maps each header to the row key
+    and a format: a ``str.format`` spec such as ``"{:,}"``, or a function of the value. Numbers are
+    right-aligned."""
+    if not rows or not columns:
+        raise ValueError("markdown_table needs at least one row and one column")
+    missing = sorted({key for key, _ in columns.values()} - set(rows[0]))
+    if missing:
+        raise KeyError(f"markdown_table: the rows have no {missing}; they have {sorted(rows[0])}")
+
+    def cell(value: Any, fmt: str | Callable[[Any], str]) -> str:
+        text = fmt(value) if callable(fmt) else fmt.format(value)
+        return text.replace("|", "\\|")
+
+    numeric = [isinstance(rows[0][key], (int, float)) for key, _ in columns.values()]
+    lines = ["| " + " | ".join(columns) + " |",
+             "|" + "|".join("---:" if n else ":---" for n in numeric) + "|"]
+    lines += ["| " + " | ".join(cell(row[key], fmt) for key, fmt in columns.values()) + " |" for row in rows]
+    return "\n".join(lines)
 
 
 # --- C05: bytes of the article's table ---------------------------------------------------------------
@@ -52,7 +76,7 @@ def run_bytes(vocab: int = 32000, d: int = 4096, real_rows: int = 32000) -> Tabl
         meta = sizing.measured_bytes(vocab, d, name)  # meta device: nothing allocated
         real = sizing.measured_bytes(real_rows, d, name, device="cpu")
         ok &= real == sizing.formula_bytes(real_rows * d, name)
-        rows.append({"dtype": name, "bytes": meta, "MB (10^6 bytes)": meta / 1e6, "MiB (2^20 bytes)": meta / 2**20,
+        rows.append({"dtype": name, "bytes": meta, "MB": meta / 1e6, "MiB": meta / 2**20,
                      "bytes per value": meta / (vocab * d)})
     by = {r["dtype"]: r["bytes"] for r in rows}
     t = torch.empty(vocab, d, device="meta")
@@ -113,8 +137,19 @@ def check_c05(r: TableBytes) -> claims.Verdict:
             REFUTED: f"The article's figures are off by up to {worst:.1%}. " + units,
         }[v]
 
+    def finding(v: str) -> str:
+        sizes = (f"{r.params:,} parameters: {r.fp32_mb:,.1f} MB in fp32, {r.fp16_mb:,.1f} MB in fp16 or bf16 "
+                 f"(decimal MB; {r.fp32_mib:,.0f} and {r.fp16_mib:,.0f} MiB in GPU tools' units). ")
+        return sizes + {
+            CONFIRMED: f"The article's {stated['fp32']} MB and {stated['fp16']} MB are right.",
+            CORRECTED: f"The article's figures are off by up to {worst:.1%}.",
+            REFUTED: f"The article's figures do not hold: the count, torch's bytes or a size (off by up to "
+                     f"{worst:.1%}) disagrees.",
+        }[v]
+
     figures = {"params_exact": int(r.params == 131_072_000), "real_matches": r.real_matches, "worst_rel_err": worst}
-    return claims.judge("C05", figures, evidence, strength="exact arithmetic and torch's own byte counts")
+    return claims.judge("C05", figures, evidence, strength="exact arithmetic and torch's own byte counts",
+                        finding=finding)
 
 
 # --- C06: the article's table of embedding sizes -----------------------------------------------------
@@ -171,6 +206,9 @@ def run_article_table() -> ArticleTable:
         CORRECTED: {"worst_rel_err": 0.0001, "n_rounding_off": 1},
         CONFIRMED: {"worst_rel_err": 0.0006, "n_rounding_off": 0},
     },
+    revised="'corrected' also for a 'mislabelled' GPT-2 row (its d = 1,600 is GPT-2 XL's, not the 124M gpt2 "
+    "checkpoint's), which the GPT-2 paper's own naming contradicts; changed after an external audit of the first "
+    "build",
 )
 def _c06(f, t):
     if f["worst_rel_err"] > t["tolerance"]:
@@ -204,8 +242,18 @@ def check_c06(r: ArticleTable) -> claims.Verdict:
             REFUTED: f"A figure is off by {r.worst_rel_err:.1%}.",
         }[v]
 
+    def finding(v: str) -> str:
+        off = [row for row in r.rows if not row["rounding ok"]]
+        if v == REFUTED:
+            return f"A printed figure is off $V \\times d$ by {r.worst_rel_err:.1%}."
+        text = f"All {len(r.rows)} rows are within {r.worst_rel_err:.2%} of $V \\times d$. "
+        if v == CONFIRMED:
+            return text + "Each is $V \\times d$ rounded to 0.1M."
+        return text + "But " + "; ".join(f"{row['model (article)']} is {row['V·d (M)']:.3f}M, which rounds to "
+                                         f"{row['rounds to']}M, not {row['article (M)']}M" for row in off) + "."
+
     figures = {"worst_rel_err": r.worst_rel_err, "n_rounding_off": r.n_rounding_off}
-    return claims.judge("C06", figures, evidence,
+    return claims.judge("C06", figures, evidence, finding=finding,
                         strength="exact arithmetic; widths from the models' papers and released configurations. Rule "
                         "revised after an external audit of the first build (was: corrected also for a 'mislabelled' "
                         "GPT-2 row, which the GPT-2 paper's own naming contradicts).")
@@ -286,7 +334,17 @@ def check_c07(r: TyingCount) -> claims.Verdict:
         }[v] + (" (The GPT-3 paper uses GPT-2's architecture, and GPT-2's released code ties the head to the input "
                 "table.)")
 
-    return claims.judge("C07", {"ratio": r.untied / r.tied, "saving_rel_err": err}, evidence,
+    def finding(v: str) -> str:
+        counts = f"Counted on torch modules at GPT-3's size: {r.untied:,} parameters untied, {r.tied:,} tied. "
+        return counts + {
+            CONFIRMED: f"Tying saves {r.saving / 1e6:,.1f}M, {err:.1%} from the article's 'about 600 million' "
+                       f"({share:.2%} of the whole model).",
+            CORRECTED: f"Tying halves the count, but saves {r.saving / 1e6:,.1f}M, {err:.0%} away from 'about 600 "
+                       "million'.",
+            REFUTED: "Tying did not halve the count.",
+        }[v]
+
+    return claims.judge("C07", {"ratio": r.untied / r.tied, "saving_rel_err": err}, evidence, finding=finding,
                         strength="exact counts from torch modules (on the meta device: no memory needed); the ratio "
                         "is an arithmetic check, the saving against 600M is what is tested")
 
@@ -380,8 +438,21 @@ def check_c19(r: WidthRule) -> claims.Verdict:
             REFUTED: "The rule misses large models too. " + tail,
         }[v]
 
+    def finding(v: str) -> str:
+        layer = f"A torch layer of width {r.layer_d:,} holds {r.layer_ratio:.4f} × $12d^2$ parameters. "
+        small = r.rows[0]
+        return layer + {
+            CONFIRMED: f"Over the article's table $12Ld^2$ is within {r.worst_err:.0%} on every row.",
+            CORRECTED: f"Over the article's table $12Ld^2$ is within {r.worst_large_err:.0%} from 7B up, but "
+                       f"{abs(small['error']):.0%} {'short' if small['error'] < 0 else 'over'} at "
+                       f"{_size(small['N'])}, where the token table it leaves out matters.",
+            REFUTED: f"But $12Ld^2$ misses a model of 7B or more by {r.worst_large_err:.0%}."
+                     if abs(r.layer_ratio - 1) <= claims.rule_of("C19").thresholds["layer_tol"] else
+                     "But a real layer is not $12d^2$.",
+        }[v]
+
     figures = {"layer_ratio": r.layer_ratio, "worst_large_err": r.worst_large_err, "worst_err": r.worst_err}
-    return claims.judge("C19", figures, evidence, strength="exact counts; the article's own table")
+    return claims.judge("C19", figures, evidence, strength="exact counts; the article's own table", finding=finding)
 
 
 # --- C20: heads and the width ---------------------------------------------------------------------------
@@ -527,8 +598,19 @@ def check_c20(r: Heads) -> claims.Verdict:
              REFUTED: "Divisibility is not even the usual choice.",
              CONFIRMED: ""}[v]
 
+    def finding(v: str) -> str:
+        split = f"{r.n_divisible} of {r.n_configs} configurations have $d$ divisible by the head count"
+        if v == REFUTED:
+            return split + ": not even the usual choice."
+        if v == CONFIRMED or not named:
+            return split + ", and none uses heads that together are not $d$ wide."
+        m = named[0]
+        return (split + f", yet {len(named)} use heads that together are not $d$ wide ({m.name}: {m.heads} heads "
+                f"of {m.attention_width // m.heads} on $d$ = {m.d:,}), and such attention runs: a convention, not a "
+                "requirement.")
+
     figures = {"divisible_share": r.n_divisible / r.n_configs, "decoupled_runs": r.decoupled_runs}
-    return claims.judge("C20", figures, evidence,
+    return claims.judge("C20", figures, evidence, finding=finding,
                         strength=f"{r.n_configs} published configurations (cited), the book's table and not a census; "
                         "one forward pass")
 
@@ -683,9 +765,21 @@ def check_c27(r: Vocabularies) -> claims.Verdict:
     if r.since != C27_SINCE:
         raise ValueError(f"C27 is decided on the models released from {C27_SINCE} on; run_vocabularies() with the "
                          f"default since, not {r.since}")
+    def finding(v: str) -> str:
+        shares = (f"Of the {r.n_older} decoder models released before {r.since}, {r.older_in_range:.0%} have 30K–100K "
+                  f"ids; of the {r.n_recent} released since, {r.recent_in_range:.0%} (95% interval "
+                  f"{r.recent_ci_lo:.0%}–{r.recent_ci_hi:.0%}), spanning {r.recent_min / 1000:,.0f}K–"
+                  f"{r.recent_max / 1000:,.0f}K. ")
+        return shares + {
+            CONFIRMED: "The range still describes current models.",
+            CORRECTED: "The range described the earlier generation, not the current one.",
+            REFUTED: "The range describes neither generation.",
+            INCONCLUSIVE: "Too few current models to tell.",
+        }[v]
+
     figures = {"recent_in_range": r.recent_in_range, "recent_ci_lo": r.recent_ci_lo, "recent_ci_hi": r.recent_ci_hi,
                "older_in_range": r.older_in_range}
-    return claims.judge("C27", figures, evidence,
+    return claims.judge("C27", figures, evidence, finding=finding,
                         strength=f"{r.n_recent + r.n_older} published configurations, each cited; a sample, not a "
                         "census (closed models such as GPT-4o, whose o200k tokenizer has about 200K ids, publish no "
                         "configuration). Rule revised after an external audit of the first build (was: the point "
@@ -832,8 +926,20 @@ def check_c35(r: Shares) -> claims.Verdict:
             REFUTED: "Rarely a sizeable share, even at the article's scale. " + scale,
         }[v]
 
+    def finding(v: str) -> str:
+        if r.product != 100_000_000:
+            return f"100,000 × 1,000 is {r.product:,}, not the article's hundred million."
+        counts = (f"Of the {r.n_small} published models below {C35_SPLIT / 1e9:,.0f}B parameters, {r.n_small_sizeable} "
+                  f"({frac:.0%}) spend at least {SIZEABLE:.0%} on their token table(s); from "
+                  f"{C35_SPLIT / 1e9:,.0f}B up, {r.n_large_sizeable} of {r.n_large} do. ")
+        return counts + {
+            CONFIRMED: "Often a sizeable share at the article's scale, as it says.",
+            CORRECTED: "Sometimes a sizeable share at the article's scale, not often.",
+            REFUTED: "Rarely a sizeable share, even at the article's scale.",
+        }[v]
+
     figures = {"product_exact": int(r.product == 100_000_000), "frac_small": frac}  # the counts: from the sources
-    return claims.judge("C35", figures, evidence,
+    return claims.judge("C35", figures, evidence, finding=finding,
                         strength=f"one model counted from its weights; {r.n_small + r.n_large} cited configurations, a "
                         "sample, not a census. Rule revised after an external audit of the first build (was: the "
                         "median share had to be sizeable both below and above 10B; corrected because it fades above).")
@@ -1031,10 +1137,21 @@ def check_c36(r: Multilingual) -> claims.Verdict:
     if [x["ratio"] > 1 for x in r.sibling_rows] != [bool(s.supports) for s in C36_SOURCES]:
         raise ValueError("C36: the sibling pairs measured are not the rule's sources; run_multilingual() with the "
                          "default siblings (ch03.SIBLING_PAIRS)")
+    def finding(v: str) -> str:
+        ratios = [row["ratio"] for row in r.sibling_rows]
+        pairs = (f"Against the multilingual sibling built on it, the multilingual table is larger for "
+                 f"{r.n_sib_thicker} of {r.n_siblings} English models ({min(ratios):.1f}× to {max(ratios):.1f}× "
+                 "the parameters). ")
+        return pairs + {
+            CONFIRMED: "Usually thicker, as the article says.",
+            CORRECTED: "More often than not, but not usually.",
+            REFUTED: "Not more often than not.",
+        }[v]
+
     figures = {"n_siblings": r.n_siblings, "n_pairs": r.n_pairs, "n_thicker": r.n_thicker,
                "width_share": r.width_share}
     return claims.judge(
-        "C36", figures, evidence,
+        "C36", figures, evidence, finding=finding,
         strength=f"{r.n_siblings} sibling pairs, each from its paper and released configuration (cited); the "
         "same-width pairs come from a sample of published models, not a census. Rule revised twice after "
         "measuring: first (after the first build's audit) from 4 hand-picked pairs to every same-width pair "
@@ -1053,9 +1170,9 @@ HEADLINES = {
     "C06": {
         CONFIRMED: "The article's table of embedding sizes is right.",
         CORRECTED: lambda f: (
-            f"The article's table is right to within {f['worst_rel_err']:.1%} of V·d, but "
+            f"The article's table of embedding sizes is right to within {f['worst_rel_err']:.1%}, but "
             + ("one of its figures is" if f["n_rounding_off"] == 1 else f"{f['n_rounding_off']} of its figures are")
-            + " not V·d rounded to 0.1M."),
+            + " rounded wrongly."),
         REFUTED: "The article's table is off by up to {worst_rel_err:.0%}.",
     },
     "C07": {
@@ -1064,18 +1181,18 @@ HEADLINES = {
         REFUTED: "Tying did not halve the embedding parameters.",
     },
     "C19": {
-        CONFIRMED: "12·L·d² counts every model in the article's table to within 10%.",
-        CORRECTED: "12·L·d² counts the models from 7B up to within {worst_large_err:.0%}, but misses small ones by "
-                   "up to {worst_err:.0%}: it leaves out the token table.",
-        REFUTED: "12·L·d² does not count the article's models.",
+        CONFIRMED: "Counting the layers alone fits every model in the article's table to within 10%.",
+        CORRECTED: "Counting the layers alone fits the article's models from 7B up to within {worst_large_err:.0%}, "
+                   "but misses small ones by up to {worst_err:.0%}.",
+        REFUTED: "Counting the layers alone does not fit the article's models.",
     },
     "C20": {
-        CONFIRMED: "Every configuration splits d evenly over its heads.",
+        CONFIRMED: "Every configuration splits its width evenly over its heads.",
         CORRECTED: lambda f: (f"{f['n_divisible'] / (f['n_divisible'] + f['n_not_divisible']):.0%} of the "
-                              "configurations have d divisible by the head count, but "
-                              f"{f['n_decoupled']} use heads that together are not d wide: divisibility is a "
-                              "convention, not a requirement."),
-        REFUTED: "Most configurations do not split d evenly over their heads.",
+                              "configurations split their width evenly over the heads, but "
+                              f"{f['n_decoupled']} use heads of another total width: divisibility is a convention, "
+                              "not a requirement."),
+        REFUTED: "Most configurations do not split their width evenly over their heads.",
     },
     "C27": {
         CONFIRMED: "Current vocabularies still lie in 30K–100K.",
