@@ -238,12 +238,19 @@ def test_c26_decides_the_direction_from_the_seeds(ada, rev, plateau, want):
     assert v.verdict == want
     assert f"{r.input_params['adaptive']:,}" in v.evidence and "Baevski" in v.evidence
     assert "Rule revised" in v.strength
+    # the box's visible finding is written for the outcome: the saving, and what decided (or what kept it open)
+    assert f"{v.figures['saving']:.1f}× fewer" in v.finding
+    assert {claims.CONFIRMED: "make do with fewer", claims.CORRECTED: "need the wide rows",
+            claims.INCONCLUSIVE: "do not settle"}[want] in v.finding
+    if want == claims.CORRECTED:
+        assert f"{v.figures['dir_lo']:.2f} to {v.figures['dir_hi']:.2f} nats" in v.finding
 
 
 def test_c26_refuted_when_nothing_is_saved():
     r = _scaling([4.74, 4.75, 4.73], [4.75, 4.76, 4.74], [4.95, 4.96, 4.94])
     r.input_params["adaptive"] = 60000  # 64,128 / 60,000 < 1.5
-    assert ch14.check_c26(r).verdict == claims.REFUTED
+    v = ch14.check_c26(r)
+    assert v.verdict == claims.REFUTED and "too few to matter" in v.finding
 
 
 def test_c26_without_loss_is_counted_from_the_cited_findings(swap_sources):
@@ -276,6 +283,7 @@ def test_c25_is_decided_by_the_paper_and_illustrated_by_the_miniature():
         assert v.verdict == claims.INCONCLUSIVE  # no perplexities at equal inference FLOPs were read
         assert "1.9B" in v.evidence and ("lowered" in v.evidence) == (ngr[0] < 4.7)
         assert "training compute is not held fixed" in v.evidence
+        assert "off the accelerator" in v.finding and "is open" in v.finding  # the finding, for this outcome
     assert claims.rule_of("C25").basis == claims.LITERATURE
     assert claims.rule_of("C25").revised
 

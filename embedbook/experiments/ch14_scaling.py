@@ -16,7 +16,7 @@ from embedbook.experiments.ch07_dimension import run_jobs  # the runs, shared ov
 
 ARMS = ("full", "adaptive", "reversed", "ngram")
 LABELS = {
-    "full": "full table (every id d wide)",
+    "full": "full table (every id $d$ wide)",
     "adaptive": "adaptive, frequent ids wide",
     "reversed": "adaptive, frequent ids narrow",
     "ngram": "full table + bigram table",
@@ -323,7 +323,24 @@ def check_c25(r: Scaling) -> claims.Verdict:
         "reported perplexities at equal inference FLOPs, and those we could not read (Figure 1 is a plot), so that "
         "part is inconclusive. Earlier in round 3 the figures were counted from the sources (they were typed flags)"
     )
-    return claims.judge("C25", {}, evidence, strength)
+
+    def finding(v: str) -> str:
+        if v == REFUTED:
+            return "The SCONE paper does not keep its n-gram embeddings off the accelerator at fixed accelerator use."
+        n_pairs = lit["ppl_in_range"] + lit["ppl_outside"]
+        held = ("The SCONE paper stores its n-gram embeddings off the accelerator, with inference FLOPs and memory "
+                "fixed as they grow. ")
+        return held + {
+            CONFIRMED: f"Its reported perplexities at equal inference FLOPs ({n_pairs} pair"
+                       f"{'s' if n_pairs != 1 else ''}) give a 3–5% cut.",
+            CORRECTED: f"But its reported perplexities at equal inference FLOPs ({n_pairs} pair"
+                       f"{'s' if n_pairs != 1 else ''}) give a cut outside 3–5%.",
+            INCONCLUSIVE: "Whether perplexity falls by 3–5% is open: the paper plots it, and we could not read the "
+                          "values." if n_pairs == 0 else
+                          "Its reported perplexity pairs fall both inside and outside a 3–5% cut.",
+        }[v]
+
+    return claims.judge("C25", {}, evidence, strength, finding=finding)
 
 
 # --- C26: adaptive input; the direction measured, "without loss" from the paper -----------------------------
@@ -443,6 +460,15 @@ def check_c26(r: Scaling) -> claims.Verdict:
     lit = claims.rule_of("C26").literature.figures(C26_COUNTED)  # what judge counts
 
     seeds = f"{f['n_seeds']} seed" + ("s" if f["n_seeds"] != 1 else "")
+    why = [w for w, bad in [  # what keeps the rule from deciding (read by the evidence and the finding)
+        ("a run stopped before its plateau", not f["all_plateau"]),
+        (f"the full table is only {f['margin']:.2f} nats below the unigram baseline" if f["margin"] > 0 else
+         "the full table does not beat the unigram baseline", f["margin"] < 0.3),
+        (f"only {seeds}", f["n_seeds"] < 3),
+        ("the per-seed differences straddle the tolerance", f["dir_lo"] <= tol < f["dir_hi"]),
+        ("no cited finding reports on 'without loss'", lit["lit_no_loss"] == 0 and lit["lit_loss"] == 0),
+        ("the cited findings disagree on 'without loss'", lit["lit_no_loss"] >= 1 and lit["lit_loss"] >= 1),
+    ] if bad]
 
     def evidence(v: str) -> str:
         head = (
@@ -471,15 +497,6 @@ def check_c26(r: Scaling) -> claims.Verdict:
             f"{math.exp(r.mean('full')):.1f}); with d = {r.d_model} and a {r.dims[-1]}-dimension rare band on "
             f"{r.train_tokens:,} tokens it is far from the paper's regime and does not decide this half. "
         )
-        why = [w for w, bad in [
-            ("a run stopped before its plateau", not f["all_plateau"]),
-            (f"the full table is only {f['margin']:.2f} nats below the unigram baseline" if f["margin"] > 0 else
-             "the full table does not beat the unigram baseline", f["margin"] < 0.3),
-            (f"only {seeds}", f["n_seeds"] < 3),
-            ("the per-seed differences straddle the tolerance", f["dir_lo"] <= tol < f["dir_hi"]),
-            ("no cited finding reports on 'without loss'", lit["lit_no_loss"] == 0 and lit["lit_loss"] == 0),
-            ("the cited findings disagree on 'without loss'", lit["lit_no_loss"] >= 1 and lit["lit_loss"] >= 1),
-        ] if bad]
         return head + {
             CONFIRMED: "The frequent ids do make do with fewer dimensions here: the article's assignment loses at most "
             f"{tol} nats on every seed. " + paper + mini.rstrip(),
@@ -508,31 +525,45 @@ def check_c26(r: Scaling) -> claims.Verdict:
         "evidence). Round 3: 'without loss' is counted from the cited findings listed below (it was a typed 1); "
         "none cited, or findings that disagree, now give 'inconclusive' (a typed 0 gave 'refuted')."
     )
-    return claims.judge("C26", f, evidence, strength)
+
+    def finding(v: str) -> str:
+        saved = f"The adaptive input holds {f['saving']:.1f}× fewer parameters than the full table"
+        if v == REFUTED:
+            return (saved + ": too few to matter." if f["saving"] < claims.rule_of("C26").thresholds["saving_min"]
+                    else saved + ", but the cited paper reports a loss against fixed-size embeddings.")
+        if v == INCONCLUSIVE:
+            return saved + ". The runs do not settle which band the frequent ids need: " + "; ".join(why[:2]) + "."
+        lead = saved + ", with no loss in Baevski and Auli's runs. The article's assignment (frequent ids narrowest) "
+        if v == CONFIRMED:
+            return lead + f"lost at most {tol} nats per seed: frequent words make do with fewer dimensions."
+        return lead + (f"lost {f['dir_lo']:.2f} to {f['dir_hi']:.2f} nats per seed against the reverse: frequent "
+                       "words need the wide rows.")
+
+    return claims.judge("C26", f, evidence, strength, finding=finding)
 
 
 # --- the chapter's summary: one line per claim and outcome, chosen by the verdict ----------------------------
 
 SUMMARY: dict[str, dict[str, str]] = {
     "C25": {
-        CONFIRMED: "the SCONE paper keeps n-gram embeddings off the accelerator at fixed inference-time accelerator "
-        "cost, and its reported perplexities at equal inference FLOPs give a 3–5% cut",
+        CONFIRMED: "The SCONE paper keeps n-gram embeddings off the accelerator at fixed inference-time accelerator "
+        "cost, and its reported perplexities at equal inference FLOPs give a 3–5% cut.",
         CORRECTED: "SCONE does keep its n-gram embeddings in host memory at fixed inference-time accelerator cost, but "
-        "its reported perplexities at equal inference FLOPs give a cut outside 3–5%",
-        REFUTED: "the SCONE paper does not keep its n-gram embeddings off the accelerator at fixed cost",
+        "its reported perplexities at equal inference FLOPs give a cut outside 3–5%.",
+        REFUTED: "The SCONE paper does not keep its n-gram embeddings off the accelerator at fixed cost.",
         INCONCLUSIVE: "SCONE does keep its n-gram embeddings in host memory at fixed inference-time accelerator cost "
         "(training compute grows), but whether perplexity falls by 3–5% at that budget is not settled: the perplexities "
-        "the paper plots were not read here",
+        "the paper plots were not read here.",
     },
     "C26": {
-        CONFIRMED: "adaptive input saves memory without loss (Baevski and Auli; the saving counted here), and the "
-        "article's assignment, frequent words in the fewest dimensions, lost no more than the tolerance here",
-        CORRECTED: "adaptive input saves memory without loss (Baevski and Auli; the saving counted here), but with the "
+        CONFIRMED: "Adaptive input saves memory without loss (Baevski and Auli; the saving counted here), and the "
+        "article's assignment, frequent words in the fewest dimensions, lost no more than the tolerance here.",
+        CORRECTED: "Adaptive input saves memory without loss (Baevski and Auli; the saving counted here), but with the "
         "frequent words in the widest band, the other way round from the article: giving them the narrowest lost on "
-        "every seed here",
-        REFUTED: "the adaptive input saved too few parameters to matter, or the cited paper reports a loss",
-        INCONCLUSIVE: "the runs did not settle which band the frequent words need (a run short of its plateau, too "
-        "small a margin over the unigram baseline, too few seeds, or a difference inside the tolerance)",
+        "every seed here.",
+        REFUTED: "The adaptive input saved too few parameters to matter, or the cited paper reports a loss.",
+        INCONCLUSIVE: "The runs did not settle which band the frequent words need (a run short of its plateau, too "
+        "small a margin over the unigram baseline, too few seeds, or a difference inside the tolerance).",
     },
 }
 
