@@ -555,7 +555,7 @@ def check_c32(r: VocabSweep) -> claims.Verdict:
             f"From V = {r.vocab[0]:,} to {r.vocab[-1]:,} ({r.vocab_ratio:.0f}× the ids) the held-out text went from "
             f"{r.tokens[0]:,} to {r.tokens[-1]:,} tokens ({r.token_drop:.0%} fewer; {r.chars_per_token[0]:.1f} → "
             f"{r.chars_per_token[-1]:.1f} characters per token), while the table grew from {r.table_params[0]:,} to "
-            f"{r.table_params[-1]:,} parameters at d = {r.d}. That every table has exactly V·d parameters is an "
+            f"{r.table_params[-1]:,} parameters at $d$ = {r.d}. That every table has exactly $V \\cdot d$ parameters is an "
             "arithmetic check, not evidence: nn.Embedding(V, d) is a V × d matrix by definition, so only the "
             "token counts test the claim. "
         )
@@ -578,7 +578,8 @@ def check_c32(r: VocabSweep) -> claims.Verdict:
     def finding(v: str) -> str:
         steps = {CONFIRMED: "every step up in V gave fewer tokens",
                  CORRECTED: f"only {r.n_fewer} of {r.n_steps} steps up in V gave fewer tokens",
-                 REFUTED: "a larger vocabulary did not shorten the text, or a table is not V·d"}[v]
+                 REFUTED: "a larger vocabulary did not shorten the text, or a table does not have $V \\cdot d$ "
+                          "parameters"}[v]
         return (f"From V = {r.vocab[0]:,} to {r.vocab[-1]:,} the held-out text shrank by {r.token_drop:.0%} while the "
                 f"table grew {r.table_params[-1] / r.table_params[0]:.0f}-fold; {steps}.")
 

@@ -292,7 +292,7 @@ def check_c01(r: LookupCost) -> claims.Verdict:
             CONFIRMED: (
                 f"The lookup reads {r.bytes_read_per_token:,} bytes per token whatever V is, so what growth there is "
                 "does not come from more work; a larger table fitting less well in the caches would explain it, but "
-                "this measurement does not test that. The matmul does V·d multiply-adds per token."
+                "this measurement does not test that. The matmul does $V \\cdot d$ multiply-adds per token."
             ),
             REFUTED: "The lookup's time grew in proportion to V, which a constant-cost row fetch cannot do.",
             INCONCLUSIVE: "That is neither flat nor linear in V, so this run cannot tell.",
