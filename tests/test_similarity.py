@@ -465,6 +465,7 @@ def test_c40_and_c41_findings_follow_the_outcome():
                                 ((0.1, 0.1, -0.2), claims.REFUTED, "barely")]:
         v = c40(rhos)
         assert v.verdict == verdict and says in v.finding and f"{rhos[1]:+.2f} in Word2Vec" in v.finding
+        assert ("only through its rare words" in v.finding) == (rhos[0] >= 0.3)  # GloVe's top words: ρ = 0.04
     v = c40((0.36, 0.93, 0.81), err=0.1)
     assert v.verdict == claims.REFUTED and "10⁻¹" in v.finding and "unchanged" not in v.finding
 

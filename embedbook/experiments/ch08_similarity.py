@@ -238,8 +238,9 @@ def check_c40(r: Norms) -> claims.Verdict:
         found = {CONFIRMED: "follows word frequency in every space",
                  CORRECTED: f"follows word frequency in {' and '.join(strong)}, not in {' and '.join(weak)}",
                  REFUTED: "barely follows word frequency in any space"}[v]
+        tail = (abs(r.rho("GloVe")) >= t["rho_min"] and abs(r.rho_glove_top) < t["rho_min"])
         return (f"Scaling a vector leaves its cosines unchanged. Its length {found} (Spearman ρ with log "
-                f"frequency {rhos}).")
+                f"frequency {rhos})" + ("; in GloVe only through its rare words." if tail else "."))
 
     strength = ("whole vocabularies (the rank correlation over every word), deterministic; GloVe's frequency is its "
                 "rank in the published file, MiniLM's comes from wordfreq")
