@@ -212,3 +212,56 @@ def test_c23_needs_the_tied_and_the_untied_model_to_agree():
     assert rule(confirmed | {k: v for k, v in corrected.items() if k.startswith("untied_")}) == claims.INCONCLUSIVE
     # the tied model alone at lr 1e-2 (its lr 3e-3 quiet) still counts as the tied reading, as before
     assert rule(confirmed | {"slow_ok": 0}) == claims.CONFIRMED
+
+
+def _findings(monkeypatch, run_check, tweaks=({},)) -> list[str]:
+    """Every finding ``run_check()``'s judge could show: its ``finding`` written for each declared outcome, with the
+    measured figures and with each of ``tweaks`` applied to them (the branches a full-size run may take)."""
+    from embedbook import claims
+
+    seen = []
+    judge = claims.judge
+
+    def spy(cid, figures, evidence, strength="", finding=None):
+        seen.append((cid, figures, finding))
+        return judge(cid, figures, evidence, strength, finding)
+
+    monkeypatch.setattr(claims, "judge", spy)
+    run_check()
+    (cid, figures, finding), = seen
+    assert finding is not None, f"{cid}: judge without finding="
+    texts = []
+    for tweak in tweaks:
+        figures.update(tweak)
+        texts += [finding(v) for v in claims.rule_of(cid).outcomes]
+    return texts
+
+
+def test_every_finding_fits_the_box_and_names_no_code(monkeypatch):
+    from embedbook import claims
+    from embedbook.experiments import ch06_init as ch06
+
+    step0 = ch06.run_step0(dims=(64,), seeds=(0,), windows=4, schemes=(ch06.LITERAL, ch06.READING))
+    texts = _findings(monkeypatch, lambda: ch06.check_c21(step0))
+    sweep = ch06.run_warmup(ch06.run_default(seeds=(0,)), seeds=(0,), warmup=2, max_steps=4)
+    texts += _findings(monkeypatch, lambda: ch06.check_c23(sweep),
+                       ({}, {"n_seeds": 3}, {"default_std": 0.5}, {"default_std": 1.0, "fast_unit_lo": -12.3456}))
+    pre = ch06.run_pretrained(small_tokens=3000, seeds=(0,), max_steps=4, eval_every=2)
+    texts += _findings(monkeypatch, lambda: ch06.check_c22(pre), ({}, {"n_seeds": 3, "plateau_all": 1}))
+    for text in texts:
+        assert 0 < len(text.split()) <= claims.FINDING_WORDS, text
+        assert not any(code in text for code in ("C21", "C22", "C23", "min_effect", "logit_std_max", "`")), text
+
+
+def test_the_warmup_sweep_repeats_run_warmup_arm():
+    """run_warmup's runs are run_warmup_arm's, the loop the chapter writes out (same best loss and step)."""
+    from embedbook.experiments import ch06_init as ch06
+
+    sweep = ch06.run_warmup(ch06.run_default(seeds=(0,)), seeds=(0,), warmup=2, max_steps=6, eval_every=2,
+                            untied_lrs=())
+    _, h = ch06.run_warmup_arm("normal_0.02", ch06.WARMUP_LRS[1], 0, warmup=2, max_steps=6, eval_every=2)
+    run = sweep.runs["normal_0.02"][ch06.WARMUP_LRS[1]][1][0]
+    assert (run["best_val"], run["best_step"], run["plateau"]) == (h.best_val_loss, h.best_step, int(h.plateau))
+    _, cold = ch06.run_warmup_arm("normal_0.02", ch06.WARMUP_LRS[1], 0, warm=False, warmup=2, max_steps=6,
+                                  eval_every=2)
+    assert sweep.runs["normal_0.02"][ch06.WARMUP_LRS[1]][0][0]["best_val"] == cold.best_val_loss

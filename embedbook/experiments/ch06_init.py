@@ -169,7 +169,20 @@ def check_c21(r: Step0) -> claims.Verdict:
             REFUTED: "Neither reading keeps the logits in range. " + tail,
         }[v]
 
-    return claims.judge("C21", figures, evidence,
+    def finding(v: str) -> str:
+        lit, rea = figures["literal_logit_std"], figures["reading_logit_std"]
+        return {
+            CONFIRMED: (f"Read as written, with variance $1/\\sqrt d$, the formula keeps a tied model's logit spread at "
+                        f"{lit:.2f} or less at every width measured, within the limit of {limit:g}."),
+            CORRECTED: (f"Read as written, with variance $1/\\sqrt d$, the formula spreads a tied model's logits up to "
+                        f"{lit:.1f}, past the limit of {limit:g}; with $1/\\sqrt d$ as the standard deviation they stay "
+                        f"at {rea:.2f} or less at every width. That is a fan-in rule, not Xavier's."),
+            REFUTED: (f"Neither reading keeps a tied model's logits in range: their spread reaches {lit:.1f} with "
+                      f"variance $1/\\sqrt d$ and {rea:.1f} with standard deviation $1/\\sqrt d$, past the limit of "
+                      f"{limit:g}."),
+        }[v]
+
+    return claims.judge("C21", figures, evidence, finding=finding,
                         strength=f"forward passes over {r.val_tokens:,} validation tokens, mean over {r.n_seeds} "
                                  f"seed{'s' if r.n_seeds != 1 else ''}; "
                                  "no training involved, so the outcome is arithmetic, not a trend; it holds for a tied "
@@ -391,6 +404,23 @@ def check_c22(r: Pretrained) -> claims.Verdict:
              "The speed-ups differ between seeds too much to call."),
         }[v]
 
+    def finding(v: str) -> str:
+        speed = (f"GloVe's start reached the random start's best loss {min(sm['speedup']):.1f}–{max(sm['speedup']):.1f}× "
+                 f"sooner on {r.tokens['small']:,} tokens and {min(lg['speedup']):.1f}–{max(lg['speedup']):.1f}× on "
+                 f"{r.tokens['large']:,}")
+        fast = figures["small_speedup_min"] >= t["clear"] or figures["large_speedup_min"] >= t["clear"]
+        strong = figures["n_seeds"] >= t["min_seeds"] and figures["plateau_all"] and margin >= t["margin"]
+        return {
+            CONFIRMED: f"{speed}. Both that speed-up and the gain in final loss were larger with little data, on every seed.",
+            CORRECTED: f"{speed}. Both that speed-up and the gain in final loss were smaller with little data, on every seed.",
+            REFUTED: (f"GloVe's start was slower than the random start on every seed: speed-up "
+                      f"{min(sm['speedup']):.1f}–{max(sm['speedup']):.1f}× on {r.tokens['small']:,} tokens and "
+                      f"{min(lg['speedup']):.1f}–{max(lg['speedup']):.1f}× on {r.tokens['large']:,}."),
+            INCONCLUSIVE: (f"{speed}. Whether more so with little data, the speed-up and the gain in final loss "
+                           "disagree or stay inside the seed spread." if strong and fast else
+                           f"{speed}; the runs are too weak or too spread to judge."),
+        }[v]
+
     strength = (f"{len(r.seeds)} seeds per arm; {sum(x['plateau'] for x in runs)} of {len(runs)} runs stopped at their "
                 f"validation plateau; random-start models at least {margin:.2f} nats below the unigram baseline; the whole "
                 f"validation split ({r.val_tokens:,} tokens) scored every {r.eval_every} steps, so step counts are "
@@ -398,18 +428,18 @@ def check_c22(r: Pretrained) -> claims.Verdict:
                 f"{r.tokens['large']:,} tokens, {r.tokens['large'] / r.tokens['small']:.1f}× the small one: a contrast "
                 "between two small corpora, not the article's contrast with large-scale pretraining. One control only "
                 "(a random table at GloVe's scale); a control at std 0.02 was not run here, to keep the chapter's time")
-    return claims.judge("C22", figures, evidence, strength=strength)
+    return claims.judge("C22", figures, evidence, strength=strength, finding=finding)
 
 
 # --- C23: nn.Embedding's default, and what the first optimizer step does with it -----------------------------
 
 # How reference language models initialise their token table (the bib key of each source).
-INIT_SURVEY: list[tuple[str, str, float | None, str]] = [
-    ("GPT-2", "N(0, 0.02²)", 0.02, "radford2019gpt2"),
-    ("BERT", "truncated N(0, 0.02²)", 0.02, "devlin2019bert"),
-    ("OPT", "N(0, 0.006²)", 0.006, "zhang2022opt"),
-    ("fairseq Transformer", "N(0, 1/d)", None, "ott2019fairseq"),
-    ("T5", "N(0, 1)", 1.0, "raffel2020t5"),
+INIT_SURVEY: list[tuple[str, str, float | None, str]] = [  # (model, distribution as Markdown math, std, bib key)
+    ("GPT-2", r"$\mathcal N(0, 0.02^2)$", 0.02, "radford2019gpt2"),
+    ("BERT", r"truncated $\mathcal N(0, 0.02^2)$", 0.02, "devlin2019bert"),
+    ("OPT", r"$\mathcal N(0, 0.006^2)$", 0.006, "zhang2022opt"),
+    ("fairseq Transformer", r"$\mathcal N(0, 1/d)$", None, "ott2019fairseq"),
+    ("T5", r"$\mathcal N(0, 1)$", 1.0, "raffel2020t5"),
 ]
 
 
@@ -532,6 +562,25 @@ class WarmupSweep(Result):
         return out
 
 
+def run_warmup_arm(init_name: str, lr: float, seed: int, *, warm: bool = True, vocab_size: int = 1000, d: int = 64,
+                   warmup: int = 200, context: int = 32, batch_size: int = 16, max_steps: int = 3000,
+                   eval_every: int = 20, patience: int = 4, min_delta: float = 1e-3,
+                   device: str | torch.device = "cpu", tie: bool = True) -> tuple[lm.TinyLM, lm.History]:
+    """One run of :func:`run_warmup`'s sweep: a one-layer TinyLM (width ``d``, no dropout) built from ``seed`` with
+    its token table drawn by ``init_name``, trained with AdamW at ``lr`` (with ``warmup`` steps of linear warm-up if
+    ``warm``) on the whole Lee training split until the whole validation split's loss stops improving, never before
+    ``2 * warmup`` steps (with or without warm-up: a warmed-up model sits on the unigram plateau while its
+    learning rate is still small). Returns the model (best weights restored) and its :class:`~embedbook.lm.History`."""
+    vocab, train_ids, val_ids = lee(vocab_size)
+    torch.manual_seed(seed)
+    model = lm.TinyLM(lm.LMConfig(len(vocab), d_model=d, n_layers=1, context=context, tie=tie, init=init_name,
+                                  dropout=0.0)).to(device)
+    h = lm.train(model, train_ids, val_ids, steps=max_steps, batch_size=batch_size, lr=lr,
+                 warmup=warmup if warm else 0, eval_every=eval_every, patience=patience, min_delta=min_delta,
+                 min_steps=min(2 * warmup, max_steps), seed=seed, progress=False)
+    return model, h
+
+
 def run_warmup(start: DefaultStart, vocab_size: int = 1000, d: int = 64, seeds: tuple[int, ...] = (0, 1, 2),
                lrs: tuple[float, ...] = WARMUP_LRS, warmup: int = 200, context: int = 32, batch_size: int = 16,
                max_steps: int = 3000, eval_every: int = 20, patience: int = 4, min_delta: float = 1e-3,
@@ -555,14 +604,10 @@ def run_warmup(start: DefaultStart, vocab_size: int = 1000, d: int = 64, seeds: 
             out.runs[name][lr] = {0: [], 1: []}
             for warm in (0, 1):
                 for s in seeds:
-                    torch.manual_seed(s)
-                    model = lm.TinyLM(lm.LMConfig(V, d_model=d, n_layers=1, context=context, tie=tie, init=name,
-                                                  dropout=0.0)).to(device)
-                    # the same stopping rule for both arms; it may not stop before twice the warm-up length
-                    # (a warmed-up model sits on the unigram plateau while its learning rate is still small)
-                    h = lm.train(model, train_ids, val_ids, steps=max_steps, batch_size=batch_size, lr=lr,
-                                 warmup=warmup if warm else 0, eval_every=eval_every, patience=patience,
-                                 min_delta=min_delta, min_steps=min(2 * warmup, max_steps), seed=s, progress=False)
+                    _, h = run_warmup_arm(name, lr, s, warm=bool(warm), vocab_size=vocab_size, d=d, warmup=warmup,
+                                          context=context, batch_size=batch_size, max_steps=max_steps,
+                                          eval_every=eval_every, patience=patience, min_delta=min_delta,
+                                          device=device, tie=tie)
                     out.runs[name][lr][warm].append({"best_val": h.best_val_loss, "best_step": h.best_step,
                                                      "plateau": int(h.plateau)})
     if tie and untied_lrs:
@@ -751,6 +796,26 @@ def check_c23(r: WarmupSweep) -> claims.Verdict:
                         "default."),
         }[v]
 
+    def finding(v: str) -> str:
+        std = f["default_std"]
+        if v == REFUTED and abs(std - 1) > t["tolerance"]:
+            return f"A new nn.Embedding does not start from $\\mathcal N(0, 1)$: its entries have std {std:.3f}."
+        start = f"nn.Embedding starts from $\\mathcal N(0, 1)$ (std {std:.3f})."
+        if f["n_seeds"] < t["min_seeds"]:
+            return f"{start} With {f['n_seeds']} seed{'s' if f['n_seeds'] != 1 else ''} per arm, too few, warm-up stays open."
+        # the tied learning rate that gives the tied reading (the higher one if none does alone)
+        k = next((k for k in r.keys() if _c23_reading(f, t, (k,)) == tied_v), r.keys()[-1])
+        lr_of = dict(zip(r.keys(), r.lrs)) | {"untied": u.lrs[0]}
+        gain = lambda k: f"{f[f'{k}_unit_lo']:+.2f} to {f[f'{k}_unit_hi']:+.2f} nats at lr {lr_of[k]:g}"
+        return (f"{start} Warm-up's gain for that table: {gain(k)} per seed with the head tied, {gain('untied')} "
+                "untied; " + {
+                    CONFIRMED: "a std-0.02 table gained less, or not on every seed.",
+                    CORRECTED: "a std-0.02 table gained as much.",
+                    REFUTED: "neither table gained measurably.",
+                    INCONCLUSIVE: ("the two models disagree, so the claim stays open." if tied_v != untied_v
+                                   else "no effect clears the seed spread; the claim stays open."),
+                }[v])
+
     runs = [x for sw in (r, u) for by_lr in sw.runs.values() for arm_ in by_lr.values() for w in arm_.values()
             for x in w]
     strength = (f"{len(r.seeds)} seeds per arm; {sum(x['plateau'] for x in runs)} of {len(runs)} runs stopped at "
@@ -762,29 +827,31 @@ def check_c23(r: WarmupSweep) -> claims.Verdict:
                 "one-layer Pre-LN model, tied (two learning rates) and untied (one), one warm-up length. Context from the "
                 "literature, not deciding: " + "; ".join(f"{who}: {finding} ({where})"
                                                         for who, _, finding, where in WARMUP_CONTEXT))
-    return claims.judge("C23", f, evidence, strength=strength)
+    return claims.judge("C23", f, evidence, strength=strength, finding=finding)
 
 
 # --- one line per claim and outcome, for the chapter's summary ------------------------------------------------
 
 SUMMARY: dict[str, dict[str, str]] = {
-    "C21": {CONFIRMED: "the formula as written keeps a tied model's logits in range",
-            CORRECTED: "only with 1/√d read as the standard deviation (variance 1/d) does the formula keep a tied "
-                       "model's logits near unit scale at every width; it is a fan-in rule, not Xavier's",
-            REFUTED: "neither reading keeps a tied model's logits in range"},
-    "C22": {CONFIRMED: "GloVe rows sped convergence, and both the speed-up and the gain in final loss were larger "
-                       "with little data",
-            CORRECTED: "GloVe rows sped convergence, but both the speed-up and the gain in final loss were smaller "
-                       "with little data",
-            REFUTED: "GloVe rows slowed convergence",
-            INCONCLUSIVE: "not settled here: the runs are too weak, or the speed-up and the gain in final loss do "
-                          "not agree on whether GloVe rows help more with little data"},
-    "C23": {REFUTED: "either nn.Embedding does not start from N(0, 1), or warm-up helped neither table measurably, "
-                     "with a tied head or an untied one",
-            CONFIRMED: "nn.Embedding starts from N(0, 1), and with a tied and with an untied head warm-up lowered that "
-                       "model's final loss on every seed, while a std-0.02 table gained much less or not on every seed",
-            CORRECTED: "nn.Embedding starts from N(0, 1), and warm-up helped, with either head, but a std-0.02 table "
-                       "as much: not especially because of the default",
-            INCONCLUSIVE: "nn.Embedding starts from N(0, 1); the warm-up runs could not decide what that means "
-                          "for warm-up (too weak, or the tied and the untied model disagree)"},
+    "C21": {CONFIRMED: "The article's formula, read as written, keeps a tied model's logits in that range at every "
+                       "width measured.",
+            CORRECTED: "The article's formula does that only when its square root of d is read as the standard "
+                       "deviation; read as written, the logits' spread grows with the width. It is a fan-in rule, "
+                       "not Xavier's.",
+            REFUTED: "Neither reading of the article's formula keeps a tied model's logits in that range."},
+    "C22": {CONFIRMED: "GloVe rows made a small model converge sooner, and more so with little data, by both the "
+                       "speed-up and the gain in final loss.",
+            CORRECTED: "GloVe rows made a small model converge sooner, but less so with little data, by both the "
+                       "speed-up and the gain in final loss.",
+            REFUTED: "GloVe rows made a small model converge more slowly.",
+            INCONCLUSIVE: "Whether GloVe rows help a small model especially with little data stays open: the runs "
+                          "were too weak, or the speed-up and the gain in final loss disagreed."},
+    "C23": {REFUTED: "Either nn.Embedding does not start from a standard normal, or warm-up helped neither table "
+                     "measurably, with a tied head or an untied one.",
+            CONFIRMED: "nn.Embedding starts from a standard normal, and warm-up lowered that model's final loss on "
+                       "every seed, tied and untied, while a table at std 0.02 gained much less.",
+            CORRECTED: "nn.Embedding starts from a standard normal, and warm-up helped with either head, but a table "
+                       "at std 0.02 just as much: not especially because of the default.",
+            INCONCLUSIVE: "nn.Embedding does start from a standard normal, but what that means for warm-up stays "
+                          "open: the runs were too weak, or the tied and the untied model disagreed."},
 }
