@@ -126,15 +126,55 @@ def token_losses(model: lm.TinyLM, ids: torch.LongTensor) -> list[float]:
                                              reduction="none").cpu().tolist()
 
 
-def _train_width(job: dict) -> dict:
-    """Train one tied TinyLM of ``job['d']`` from ``job['seed']`` to its plateau; a job of :func:`run_sweep`."""
+def lee_docs(n_docs: int = 100, vocab_size: int = 1000) -> tuple[lm.Vocab, torch.Tensor, torch.Tensor]:
+    """``(vocab, train_ids, val_ids)`` of the first ``n_docs`` documents of the Lee corpus (validation: the last
+    tenth), the sweep's deliberately small corpus."""
+    sents = data.lee_corpus()[:n_docs]
+    vocab = lm.Vocab.build(sents, vocab_size)
+    return (vocab, *lm.split_ids(vocab.encode(sents)))
+
+
+def _fit(job: dict) -> tuple[lm.TinyLM, lm.History]:
+    """Build the job's TinyLM from its seed and train it to its plateau (best weights restored)."""
     torch.manual_seed(job["seed"])
     model = lm.TinyLM(lm.LMConfig(**job["config"])).to(job["device"])
     h = lm.train(model, job["train_ids"], job["val_ids"], seed=job["seed"], progress=False, **job["train"])
+    return model, h
+
+
+def _train_width(job: dict) -> dict:
+    """Train one tied TinyLM of ``job['d']`` from ``job['seed']`` to its plateau; a job of :func:`run_sweep`."""
+    model, h = _fit(job)
     return {"loss": h.best_val_loss, "step": h.best_step, "run": h.steps_run, "plateau": int(h.plateau),
             "curve": (list(h.steps), list(h.val_loss)), "params": model.num_params(),
             "emb": model.num_params("embedding"), "flops": forward_flops_per_token(model), "speed": h.tokens_per_s,
             "tokens": token_losses(model, job["val_ids"])}
+
+
+def _jobs(widths: list[int], seeds: list[int], n_docs: int, vocab_size: int, context: int, n_layers: int,
+          n_heads: int, batch_size: int, lr: float, eval_every: int, patience: int, min_steps: int, max_steps: int,
+          device) -> tuple[list[dict], lm.Vocab, torch.Tensor, torch.Tensor]:
+    """One job per width and seed (the widest first, which keeps the workers busy), and the corpus they share."""
+    vocab, train_ids, val_ids = lee_docs(n_docs, vocab_size)
+    train = dict(steps=max_steps, batch_size=batch_size, lr=lr, eval_every=eval_every, patience=patience,
+                 min_steps=min_steps)
+    jobs = [dict(d=d, seed=seed, device=torch.device(device), train_ids=train_ids, val_ids=val_ids, train=train,
+                 config=dict(vocab_size=len(vocab), d_model=d, n_layers=n_layers, n_heads=n_heads, context=context,
+                             dropout=0.0))
+            for d in reversed(widths) for seed in seeds]
+    return jobs, vocab, train_ids, val_ids
+
+
+def run_width(d: int, seed: int, *, n_docs: int = 100, vocab_size: int = 1000, context: int = 32, n_layers: int = 1,
+              n_heads: int = 2, batch_size: int = 16, lr: float = 3e-3, eval_every: int = 20, patience: int = 3,
+              min_steps: int = 500, max_steps: int = 3000,
+              device: str | torch.device = "cpu") -> tuple[lm.TinyLM, lm.History]:
+    """One run of :func:`run_sweep`: the tied TinyLM of width ``d`` built from ``seed`` and trained on the first
+    ``n_docs`` Lee documents to its validation plateau, exactly as the sweep trains it. Returns the model (best
+    weights restored) and its :class:`~embedbook.lm.History`."""
+    jobs, *_ = _jobs([d], [seed], n_docs, vocab_size, context, n_layers, n_heads, batch_size, lr, eval_every,
+                     patience, min_steps, max_steps, device)
+    return _fit(jobs[0])
 
 
 def run_sweep(widths: list[int], seeds: list[int], *, n_docs: int = 100, vocab_size: int = 1000,
@@ -144,20 +184,14 @@ def run_sweep(widths: list[int], seeds: list[int], *, n_docs: int = 100, vocab_s
     """Train a tied :class:`~embedbook.lm.TinyLM` (no dropout, so nothing masks overfitting) at each width
     and seed on the first ``n_docs`` documents of the Lee corpus, each to its validation plateau
     (early stopping restores the best weights; the whole validation split is scored at every evaluation).
-    ``workers`` CPU processes share the runs (:func:`run_jobs`; on a GPU the runs stay in this process).
+    Each run is :func:`run_width`'s. ``workers`` CPU processes share the runs (:func:`run_jobs`; on a GPU the runs
+    stay in this process).
     """
     if len(widths) < 3 or sorted(widths) != list(widths):
         raise ValueError("give at least three widths in increasing order")
-    sents = data.lee_corpus()[:n_docs]
-    vocab = lm.Vocab.build(sents, vocab_size)
-    train_ids, val_ids = lm.split_ids(vocab.encode(sents))
+    jobs, vocab, train_ids, val_ids = _jobs(widths, seeds, n_docs, vocab_size, context, n_layers, n_heads, batch_size,
+                                            lr, eval_every, patience, min_steps, max_steps, device)
     dev = torch.device(device)
-    train = dict(steps=max_steps, batch_size=batch_size, lr=lr, eval_every=eval_every, patience=patience,
-                 min_steps=min_steps)
-    jobs = [dict(d=d, seed=seed, device=dev, train_ids=train_ids, val_ids=val_ids, train=train,
-                 config=dict(vocab_size=len(vocab), d_model=d, n_layers=n_layers, n_heads=n_heads, context=context,
-                             dropout=0.0))
-            for d in reversed(widths) for seed in seeds]  # the widest (slowest) first keeps the workers busy
     out = run_jobs(_train_width, jobs, workers if dev.type == "cpu" else 1)
     runs = {(j["d"], j["seed"]): o for j, o in zip(jobs, out)}
     table = {k: [[runs[d, s][k] for s in seeds] for d in widths]
@@ -301,7 +335,22 @@ def check_c17(r: Sweep) -> claims.Verdict:
         "had added 'too large … overfits small data'); before, 'confirmed' needed the widest width to lose too and "
         "a widest-is-best result gave 'confirmed with a correction'."
     )
-    return claims.judge("C17", f, evidence, strength)
+    other = r.widths[j] if j != 0 else r.widths[min(range(1, len(r.widths)), key=lambda k: m[k])]
+
+    def finding(v: str) -> str:
+        head = (f"On {r.train_tokens:,} training tokens, validation loss at $d = {d0}$ minus $d = {other}$: "
+                f"{f['small_lo']:+.3f} to {f['small_hi']:+.3f} nats per seed (bootstrap {f['small_ci_lo']:+.3f} to "
+                f"{f['small_ci_hi']:+.3f})")
+        if v == CONFIRMED:
+            return head + ": too small a dimension limits this model."
+        if v == REFUTED:
+            return head + ": the narrowest width was the best, so it did not limit this model."
+        why = ("a run stopped before its plateau" if not f["all_plateau"] else
+               f"the best width is only {f['margin']:.2f} nats below the unigram model" if f["margin"] < 0.3 else
+               "too few seeds" if f["n_seeds"] < 3 else "the difference is inside the seed spread or the sampling error")
+        return f"{head}; {why}, so it stays open."
+
+    return claims.judge("C17", f, evidence, strength, finding=finding)
 
 
 # --- C18: the cost of attention, counted ------------------------------------------------------------------
@@ -402,6 +451,8 @@ def run_attention_cost(ns: list[int], ds: list[int], n_fixed: int, d_fixed: int,
 @claims.rule(
     "C18",
     basis=claims.ARITHMETIC,
+    revised="the projections' share of a layer at the single length n = 2,048 (d = 4,096); revised after an "
+    "external audit of the first build to read every published training context length of the book's table",
     quantity="FLOPs of self-attention counted by torch's FlopCounterMode: exponents of the score-and-mix part "
     "(QKᵀ and AV, what Vaswani et al. 2017, Table 1, count per layer) fitted over the sequence length n and the "
     "width d; then, by the formula 8nd² + 4n²d that the counts confirm, the share of the Q, K, V and output "
@@ -464,7 +515,20 @@ def check_c18(r: AttentionCost) -> claims.Verdict:
 
     figures = {k: getattr(r, k) for k in ("exp_n", "exp_d", "counter_matches", "n_proj_dominant")}
     figures["n_contexts"] = len(r.contexts)
-    return claims.judge("C18", figures, evidence,
+
+    def finding(v: str) -> str:
+        grow = f"Counted by torch, $QK^\\top$ and $AV$ grow as $n^{{{r.exp_n:.2f}}}$ and $d^{{{r.exp_d:.2f}}}$"
+        at = f"$d = {r.article_d:,}$".replace(",", "{,}")
+        return {
+            CONFIRMED: (f"{grow}, and at every published context length ({at}) the projections are less than half of "
+                        "a layer: $O(n^2 d)$ describes it."),
+            CORRECTED: (f"{grow}; the projections add $8nd^2$, most of a layer at {r.n_proj_dominant} of "
+                        f"{len(r.contexts)} published context lengths ({at}), so a layer is $O(n^2 d + n d^2)$."),
+            REFUTED: f"{grow}, not as $O(n^2 d)$ predicts.",
+            INCONCLUSIVE: "Torch's FLOP counter and the formula $8nd^2 + 4n^2d$ disagree, so the count itself is in doubt.",
+        }[v]
+
+    return claims.judge("C18", figures, evidence, finding=finding,
                         strength="exact operation counts from torch's own FLOP counter, equal to the closed formula at "
                         "every size; no timing enters the verdict; the context lengths are those the book's "
                         "configuration table's models were trained with (cited). Rule revised after an external audit "
@@ -615,7 +679,14 @@ def check_c42(r: Widths) -> claims.Verdict:
             INCONCLUSIVE: "Too few models are listed to say what is common.",
         }[v]
 
-    return claims.judge("C42", {"share_in_range": r.share_in_range, "n_models": r.n_models}, evidence,
+    def finding(v: str) -> str:
+        head = (f"{r.n_in_range} of the {r.n_models} published widths listed ({r.share_in_range:.0%}) lie between "
+                f"{r.lo:,} and {r.hi:,}")
+        names = [f"{n.replace(' (the book' + chr(39) + 's vectors)', '')} ({d:,})" for n, d, _ in out[:3]]
+        rest = ("; outside: " + ", ".join(names) + ("…" if len(out) > 3 else "")) if out else ""
+        return head + rest + "."
+
+    return claims.judge("C42", {"share_in_range": r.share_in_range, "n_models": r.n_models}, evidence, finding=finding,
                         strength="published configurations and vector sets, each cited (MiniLM's width checked "
                         "against its installed config file); the list is the book's table of models plus the common "
                         "static vector sets, not a survey of every model")
@@ -625,24 +696,28 @@ def check_c42(r: Widths) -> claims.Verdict:
 
 SUMMARY: dict[str, dict[str, str]] = {
     "C17": {
-        CONFIRMED: "on little text the narrowest model lost to a wider one on every seed: too small a d limits the "
-        "model (the box also reports the widest width, which this sentence does not judge)",
-        REFUTED: "the narrowest model was the best on every seed: too small a d did not limit it here",
-        INCONCLUSIVE: "the sweep did not settle it (a run short of its plateau, too small a margin over the unigram "
-        "baseline, or an effect inside the seed spread or the validation text's sampling error)",
+        CONFIRMED: "On little text the narrowest model lost to a wider one on every seed, beyond the validation "
+        "text's sampling error: too small a dimension limits a model.",
+        REFUTED: "On little text the narrowest model was the best on every seed: too small a dimension did not limit "
+        "it here.",
+        INCONCLUSIVE: "On little text the sweep did not settle whether the narrowest model is limited: a run fell "
+        "short of its plateau, the margin over the unigram model was too small, or the difference stayed inside "
+        "the seed spread or the validation text's sampling error.",
     },
     "C18": {
-        CONFIRMED: "the counts grow as n² and d, and the projections stay minor at every published context length",
-        CORRECTED: "O(n²·d) is right for QKᵀ and AV (what Vaswani et al.'s Table 1 counts), but a whole layer is "
-        "O(n²·d + n·d²), and at the shorter published context lengths (n < 2d) the projections are most of it",
-        REFUTED: "the counted growth is not O(n²·d)",
-        INCONCLUSIVE: "torch's counter and the formula disagreed",
+        CONFIRMED: "The counts grow as the square of the length and linearly in the width, and the projections stay "
+        "minor at every published context length.",
+        CORRECTED: "The article's cost is right for the attention products, but a whole layer also pays for its "
+        "projections, and at the shorter published context lengths (shorter than twice the width) they are most "
+        "of it.",
+        REFUTED: "The counted growth is not the one the article states.",
+        INCONCLUSIVE: "Torch's counter and the formula disagreed, so the count is in doubt.",
     },
     "C42": {
-        CONFIRMED: "the bulk of published widths lie between a hundred and ten thousand; small static vectors fall "
-        "below and the widest language models above",
-        CORRECTED: "most, but not the bulk, of published widths lie in that range",
-        REFUTED: "most published widths lie outside that range",
-        INCONCLUSIVE: "too few widths were listed to say",
+        CONFIRMED: "The bulk of published widths lie between a hundred and ten thousand; small static vectors fall "
+        "below and the widest language models above.",
+        CORRECTED: "Most, but not the bulk, of published widths lie between a hundred and ten thousand.",
+        REFUTED: "Most published widths lie outside a hundred to ten thousand.",
+        INCONCLUSIVE: "Too few widths were listed to say which are common.",
     },
 }
