@@ -131,3 +131,23 @@ def test_crosslingual_fit_pairs_and_shown_examples():
     shown = r.shown(hits=1, misses=5)
     assert shown == [("猫", "cat", "dog, cat, cats, pet, kitten", "yes"),
                      ("父亲", "father", "grandmother, mother, son, wife, daughter", "no")]
+
+
+def test_finetune_data_and_base_model_are_what_run_finetune_trains():
+    """The chapter's plain-torch loop starts from these two helpers; run_finetune must train exactly on them."""
+    import torch
+
+    from embedbook import lm
+
+    d = ch.finetune_data(2000, 1000, source_val_tokens=1000, target_val_tokens=1000)
+    assert (len(d.src_train), len(d.tgt_train), len(d.src_val), len(d.tgt_val)) == (2000, 1000, 1000, 1000)
+    a, b = ch.base_model(d.vocab_size, context=8, seed=3), ch.base_model(d.vocab_size, context=8, seed=3)
+    assert all(torch.equal(x, y) for x, y in zip(a.state_dict().values(), b.state_dict().values()))
+    assert not a.cfg.tie and a.cfg.d_model == 32
+    h = lm.train(a, d.src_train, d.src_val, steps=4, batch_size=16, lr=1e-2, eval_every=2, seed=3, progress=False,
+                 patience=1, min_delta=0.01)
+    r = ch.run_finetune(2000, 1000, 1, source_val_tokens=1000, target_val_tokens=1000, max_steps=4, eval_every=2,
+                        patience=1, batch_size=16, context=8, first_seed=3)
+    assert r.pre[0].source_loss == h.best_val_loss and r.pre[0].best_step == h.best_step
+    with pytest.raises(ValueError, match="positive"):
+        ch.finetune_data(0, 1000)

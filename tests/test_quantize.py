@@ -509,3 +509,49 @@ def test_fused_must_be_a_bool_or_none(table, bad):
     """Finding 7: fused="yes" was taken as True."""
     with pytest.raises(TypeError, match="fused must be True, False or None"):
         Q.QuantizedEmbedding(Q.quantize(table), fused=bad)
+
+
+# --- issue 17: the claim boxes' visible findings ---------------------------------------------------------------
+
+
+def _filled(cls, **values):
+    """A result dataclass with every field zero (or empty) except ``values``."""
+    import dataclasses
+
+    empty = {f.name: [] if "list" in str(f.type) else 0 for f in dataclasses.fields(cls)}
+    return cls(**(empty | values))
+
+
+def test_c28_finding_reads_for_every_outcome():
+    import dataclasses
+
+    from embedbook.experiments import ch13_quantize as ch13
+
+    r = ch13.run_memory({"tiny": torch.randn(10, 50)}, vocab=64, dim=4096, widths=(50,))
+    for ratios, verdict, words in [((3.996, 7.984), "confirmed", "within 5% of 4× and 8×"),
+                                   ((3.7, 6.9), "confirmed with a correction", "more than 5% short"),
+                                   ((3.996, 3.996), "refuted", "below the floor of 3× or 6×")]:
+        v = ch13.check_c28(dataclasses.replace(r, int8_ratio=ratios[0], int4_ratio=ratios[1]))
+        assert v.verdict == verdict and words in v.finding
+        assert f"{ratios[0]:.3f}×" in v.finding and "tiny's width of 50" in v.finding
+
+
+def test_c49_and_c29_findings_follow_the_figures():
+    from embedbook.experiments import ch13_quantize as ch13
+
+    two = dict(names=["a", "b"], gap=[0.01, 0.01], dcos_8=[0.001] * 2, dcos_4=[0.02] * 2, blurred_8=[0.1] * 2,
+               blurred_4=[0.9] * 2, rel_error_8=[0.01] * 2, rel_error_4=[0.1] * 2, k=10, n_queries=100)
+    v = ch13.check_c49(_filled(ch13.Neighbours, **two, overlap_8=[1.0, 1.0], overlap_4=[0.9, 0.8],
+                               changed_8=[0.2, 0.3], changed_4=[0.9, 1.0]))
+    assert v.verdict == "confirmed" and "20% of the query words, after INT4 for 90%" in v.finding
+    assert "at least 10.0% of the neighbours are replaced outright at INT4" in v.finding
+    v = ch13.check_c49(_filled(ch13.Neighbours, **two, overlap_8=[1.0] * 2, overlap_4=[1.0] * 2,
+                               changed_8=[0.0] * 2, changed_4=[0.01, 0.02]))
+    assert v.verdict == "refuted" and v.finding.startswith("The neighbour lists barely change")
+    shares = {"tok_wins_all_8": 0.999, "tok_wins_all_4": 0.993, "tok_wins_layer_8": 0.5, "tok_wins_layer_4": 0.06}
+    v = ch13.check_c29(_filled(ch13.Robustness, n_tokens=1232, n_sentences=40, n_blocks=6, **shares))
+    assert v.verdict == "inconclusive here" and "The two comparisons disagree" in v.finding
+    assert "100% (INT8) and 99% (INT4) of 1,232 tokens" in v.finding and "for 50% and 6%" in v.finding
+    v = ch13.check_c29(_filled(ch13.Robustness, n_tokens=1232, n_sentences=40, n_blocks=6,
+                               **{k: 0.99 for k in shares}))
+    assert v.verdict == "confirmed" and "more robust at both widths" in v.finding

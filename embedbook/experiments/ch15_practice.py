@@ -102,6 +102,63 @@ class FineTune(Result):
         return out
 
 
+@dataclass
+class FineTuneData:
+    """The token streams :func:`run_finetune` trains on: Wikipedia (source) and Lee news (target), both cut by
+    one byte-level BPE trained on the source text only, as a pre-trained model's tokenizer is."""
+
+    vocab_size: int
+    src_train: torch.Tensor
+    src_val: torch.Tensor
+    tgt_train: torch.Tensor
+    tgt_val: torch.Tensor
+    source_pieces_per_word: float
+    target_pieces_per_word: float  # how finely the source BPE cuts the target text
+
+
+def finetune_data(source_tokens: int, target_tokens: int, *, source_val_tokens: int = 8_000,
+                  target_val_tokens: int | None = None, vocab_size: int = 512) -> FineTuneData:
+    """The source and target streams of :func:`run_finetune` (same arguments, same meaning).
+
+    Raises:
+        ValueError: sizes not positive, or larger than the corpora.
+    """
+    if not (source_tokens > 0 and target_tokens > 0 and source_val_tokens > 0):
+        raise ValueError("source_tokens, target_tokens and source_val_tokens must be positive")
+    wiki = [" ".join(a) for a in data.wiki_corpus()]
+    lee = [" ".join(d) for d in data.lee_corpus()]
+    # Wikipedia articles in order: enough for the source training part, then the next ones for its
+    # validation part (a BPE cuts about 2.2–2.8 pieces per word; the streams are trimmed afterwards)
+    bounds = np.cumsum([len(a.split()) for a in wiki])
+    n_fit = int(np.searchsorted(bounds, source_tokens / 2.2)) + 1
+    n_all = int(np.searchsorted(bounds, bounds[n_fit - 1] + source_val_tokens / 2.2)) + 1
+    if n_all > len(wiki):
+        raise ValueError(f"the Wikipedia sample is too small for source_tokens={source_tokens:,}")
+    src = bpe_corpus(wiki[:n_fit], wiki[n_fit:n_all], vocab_size)
+    lee_ids = src.encode(lee)  # the target text cut by the source's BPE: same tokenizer, another distribution
+    n_val = int(0.1 * len(lee_ids))
+    tgt_train, tgt_val = lee_ids[: len(lee_ids) - n_val][:target_tokens], lee_ids[len(lee_ids) - n_val:]
+    tgt_val = tgt_val if target_val_tokens is None else tgt_val[:target_val_tokens]
+    src_train, src_val = src.train[:source_tokens], src.val[:source_val_tokens]
+    if len(src_train) < source_tokens or len(lee_ids) - n_val < target_tokens:
+        raise ValueError(f"at most {len(src.train):,} source and {len(lee_ids) - n_val:,} target training tokens")
+    words = lambda docs: sum(len(d.split()) for d in docs)
+    return FineTuneData(
+        vocab_size=src.vocab_size, src_train=src_train, src_val=src_val, tgt_train=tgt_train, tgt_val=tgt_val,
+        source_pieces_per_word=(len(src.train) + len(src.val)) / (words(wiki[:n_all]) + n_all),
+        target_pieces_per_word=len(lee_ids) / (words(lee) + len(lee)),
+    )
+
+
+def base_model(vocab_size: int, *, d_model: int = 32, n_layers: int = 1, context: int = 32, seed: int = 0,
+               device: torch.device | str = "cpu") -> lm.TinyLM:
+    """The untied TinyLM :func:`run_finetune` pre-trains for ``seed``: every RNG seeded, then built on ``device``."""
+    _device.seed_everything(seed)
+    cfg = lm.LMConfig(vocab_size, d_model=d_model, n_layers=n_layers, n_heads=max(1, d_model // 16),
+                      context=context, tie=False)
+    return lm.TinyLM(cfg).to(device)
+
+
 def _train(model: lm.TinyLM, train_ids, val_ids, *, seed: int, lr: float, emb_lr_mult: float = 1.0, batch_size: int,
            max_steps: int, eval_every: int, patience: int, min_delta: float) -> lm.History:
     return lm.train(model, train_ids, val_ids, steps=max_steps, batch_size=batch_size, lr=lr, emb_lr_mult=emb_lr_mult,
@@ -144,53 +201,33 @@ def run_finetune(source_tokens: int = 256_000, target_tokens: int = 8_000, seeds
     """
     if not 0 < small_mult < 1:
         raise ValueError(f"small_mult must lie in (0, 1), got {small_mult}")
-    if not (isinstance(seeds, int) and seeds >= 1 and source_tokens > 0 and target_tokens > 0):
-        raise ValueError("seeds, source_tokens and target_tokens must be positive")
-    wiki = [" ".join(a) for a in data.wiki_corpus()]
-    lee = [" ".join(d) for d in data.lee_corpus()]
-    # Wikipedia articles in order: enough for the source training part, then the next ones for its
-    # validation part (a BPE cuts about 2.2–2.8 pieces per word; the streams are trimmed afterwards)
-    bounds = np.cumsum([len(a.split()) for a in wiki])
-    n_fit = int(np.searchsorted(bounds, source_tokens / 2.2)) + 1
-    n_all = int(np.searchsorted(bounds, bounds[n_fit - 1] + source_val_tokens / 2.2)) + 1
-    if n_all > len(wiki):
-        raise ValueError(f"the Wikipedia sample is too small for source_tokens={source_tokens:,}")
-    src = bpe_corpus(wiki[:n_fit], wiki[n_fit:n_all], vocab_size)
-    lee_ids = src.encode(lee)  # the target text cut by the source's BPE: same tokenizer, another distribution
-    n_val = int(0.1 * len(lee_ids))
-    tgt_train, tgt_val = lee_ids[: len(lee_ids) - n_val][:target_tokens], lee_ids[len(lee_ids) - n_val:]
-    tgt_val = tgt_val if target_val_tokens is None else tgt_val[:target_val_tokens]
-    src_train, src_val = src.train[:source_tokens], src.val[:source_val_tokens]
-    if len(src_train) < source_tokens or len(lee_ids) - n_val < target_tokens:
-        raise ValueError(f"at most {len(src.train):,} source and {len(lee_ids) - n_val:,} target training tokens")
-    words = lambda docs: sum(len(d.split()) for d in docs)
+    if not (isinstance(seeds, int) and seeds >= 1):
+        raise ValueError(f"seeds must be a positive int, got {seeds!r}")
+    d = finetune_data(source_tokens, target_tokens, source_val_tokens=source_val_tokens,
+                      target_val_tokens=target_val_tokens, vocab_size=vocab_size)
     kw = dict(batch_size=batch_size, max_steps=max_steps, eval_every=eval_every, patience=patience, min_delta=min_delta)
     dev = device or "cpu"
     pre, tuned = [], []
     for seed in range(first_seed, first_seed + seeds):
-        _device.seed_everything(seed)
-        cfg = lm.LMConfig(src.vocab_size, d_model=d_model, n_layers=n_layers, n_heads=max(1, d_model // 16),
-                          context=context, tie=False)
-        base = lm.TinyLM(cfg).to(dev)
-        h = _train(base, src_train, src_val, seed=seed, lr=lr, **kw)
-        pre.append(Pretrained(seed, h.best_val_loss, lm.evaluate(base, tgt_val, batch_size=batch_size), h.best_step,
+        base = base_model(d.vocab_size, d_model=d_model, n_layers=n_layers, context=context, seed=seed, device=dev)
+        h = _train(base, d.src_train, d.src_val, seed=seed, lr=lr, **kw)
+        pre.append(Pretrained(seed, h.best_val_loss, lm.evaluate(base, d.tgt_val, batch_size=batch_size), h.best_step,
                               h.plateau))
         for mode in MODES:
             model = copy.deepcopy(base)
             if mode == "frozen":
                 model.embed.weight.requires_grad_(False)
-            h = _train(model, tgt_train, tgt_val, seed=seed + 1000, lr=ft_lr,
+            h = _train(model, d.tgt_train, d.tgt_val, seed=seed + 1000, lr=ft_lr,
                        emb_lr_mult=small_mult if mode == "small_lr" else 1.0, **kw)
-            tuned.append(Tuned(mode, seed, h.best_val_loss, lm.evaluate(model, src_val, batch_size=batch_size),
+            tuned.append(Tuned(mode, seed, h.best_val_loss, lm.evaluate(model, d.src_val, batch_size=batch_size),
                                h.best_step, h.plateau, h.steps, h.val_loss))
     return FineTune(
-        vocab=src.vocab_size, d_model=d_model, n_layers=n_layers, source_tokens=len(src_train),
-        target_tokens=len(tgt_train), n_source_val=len(src_val), n_target_val=len(tgt_val), n_seeds=seeds, lr=lr,
-        ft_lr=ft_lr, small_mult=small_mult,
-        unigram_source=lm.unigram_loss(src_train, src_val, src.vocab_size),
-        unigram_target=lm.unigram_loss(tgt_train, tgt_val, src.vocab_size),
-        target_pieces_per_word=len(lee_ids) / (words(lee) + len(lee)),
-        source_pieces_per_word=(len(src.train) + len(src.val)) / (words(wiki[:n_all]) + n_all),
+        vocab=d.vocab_size, d_model=d_model, n_layers=n_layers, source_tokens=len(d.src_train),
+        target_tokens=len(d.tgt_train), n_source_val=len(d.src_val), n_target_val=len(d.tgt_val), n_seeds=seeds,
+        lr=lr, ft_lr=ft_lr, small_mult=small_mult,
+        unigram_source=lm.unigram_loss(d.src_train, d.src_val, d.vocab_size),
+        unigram_target=lm.unigram_loss(d.tgt_train, d.tgt_val, d.vocab_size),
+        target_pieces_per_word=d.target_pieces_per_word, source_pieces_per_word=d.source_pieces_per_word,
         pre=pre, tuned=tuned,
     )
 
@@ -367,7 +404,33 @@ def check_c30(r: FineTune) -> claims.Verdict:
         "of the model as it was). Pre-training was raised from 32,000 to 256,000 tokens in the previous round, so "
         "that fine-tuning has pre-trained knowledge to damage (at 32,000 the source loss fell in every arm)."
     )
-    return claims.judge("C30", f, evidence, strength)
+
+    def finding(v: str) -> str:
+        target, kept = _c30_target(f, t), _c30_retention(f, t)
+        if not strong:
+            return (f"These runs are too weak to judge: {r.n_seeds} seed{'s' if r.n_seeds != 1 else ''} (the rule "
+                    f"asks for {t['min_seeds']}), {plateaus} of {len(r.pre) + len(r.tuned)} runs stopped on a plateau, "
+                    "and the weakest model sits " + (f"{f['margin']:.2f} nats below" if f["margin"] >= 0 else
+                                                     f"{-f['margin']:.2f} nats above") + " its unigram model's loss.")
+        names = {"small_lr": "a slowed", "frozen": "a frozen"}
+        fit_arm = max(("small_lr", "frozen"), key=lambda m: f[f"{m}_gain_lo"])
+        keep_arm = max(("small_lr", "frozen"), key=lambda m: f[f"{m}_keep_lo"])
+        fit = {1: f"{names[fit_arm]} table fitted the news better on every seed ({f[fit_arm + '_gain']:.3f} nats "
+                  "on average)",
+               -1: "full fine-tuning fitted the news best on every seed (by at least "
+                   f"{min(-f['small_lr_gain'], -f['frozen_gain']):.3f} nats on average)",
+               0: "the fit to the news differed inside the seed spread"}[target]
+        keep = ({1: f"{names[keep_arm]} table kept more of Wikipedia on every seed ({f[keep_arm + '_keep']:.3f} "
+                    "nats on average)",
+                 -1: "neither kept measurably more of Wikipedia on any seed",
+                 0: "what they kept of Wikipedia differed inside the seed spread"}[kept] if premise else
+                "full fine-tuning did not clearly raise the Wikipedia loss, so there was nothing to keep")
+        close = {CONFIRMED: "the practice buys something here.", REFUTED: "neither practice bought anything here.",
+                 INCONCLUSIVE: "the two readings point opposite ways." if {target, kept} == {1, -1}
+                 else "nothing stands out from the seed spread."}[v]
+        return f"Over {r.n_seeds} seed{'s' if r.n_seeds != 1 else ''}, {fit}; {keep}: {close}"
+
+    return claims.judge("C30", f, evidence, strength, finding=finding)
 
 
 # --- C48: two languages, two spaces --------------------------------------------------------------------------
@@ -619,4 +682,14 @@ def check_c48(r: CrossLingual) -> claims.Verdict:
         "literature counts come from the source list (they were typed), with Cao et al. (2020) and Wu & Dredze "
         "(2020) added; the rule is unchanged."
     )
-    return claims.judge("C48", f, evidence, strength)
+    def finding(v: str) -> str:
+        lead = {CORRECTED: "Parallel data helps but is not needed: the cited studies find multilingual models "
+                "aligned without it.",
+                REFUTED: "The cited studies find alignment without parallel data, and none finds that it helps.",
+                CONFIRMED: "No cited study finds alignment without parallel data.",
+                INCONCLUSIVE: "Neither the cited studies nor the measurement settle it."}[v]
+        return (f"{lead} Here a rotation fitted on about {r.fit_pairs()} dictionary pairs, no parallel text, puts "
+                f"{r.p5_after:.1%} of held-out translations among the 5 nearest English words (shuffled pairs: "
+                f"{r.p5_shuffled:.1%}).")
+
+    return claims.judge("C48", f, evidence, strength, finding=finding)
