@@ -714,7 +714,7 @@ def verdict_markdown(v: Verdict) -> str:
     r = _RULES.get(v.claim_id)
     finding = v.finding or first_sentences(v.evidence)
     if r is not None:  # what kind of evidence decided stays visible: a constructed "confirmed" is weaker
-        finding += f" *Decided by {BASIS_WORDS[r.basis]}.*"
+        finding += f" *Evidence: {BASIS_WORDS[r.basis]}.*"
     title = f"{_HEADS[v.verdict]} · {c.id} · {c.paraphrase}"
     body = (f"> {c.quote}\n>\n> *{c.english}*\n>\n> — {ARTICLE_NAMES[c.article]}, 《{c.section}》\n\n"
             f"{finding}\n\n"

@@ -93,7 +93,7 @@ def test_box_and_record_carry_the_basis(tmp_path, monkeypatch):
     v = claims.judge("C38", claims.rule_of("C38").examples[claims.CONFIRMED], lambda outcome: "evidence")
     md = claims.verdict_markdown(v)
     head = md.partition("How this was decided")[0]
-    assert f"Decided by {claims.BASIS_WORDS[claims.CONSTRUCTED]}." in head
+    assert f"Evidence: {claims.BASIS_WORDS[claims.CONSTRUCTED]}." in head
     assert f"*Basis:* {claims.BASIS_WORDS[claims.CONSTRUCTED]}." in md
     import json
     record = json.loads(claims.record_verdict(v, smoke=True).read_text(encoding="utf-8"))
