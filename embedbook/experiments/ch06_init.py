@@ -102,7 +102,7 @@ def run_step0(vocab_size: int = 1000, dims: tuple[int, ...] = (64, 256), seeds: 
     basis=claims.ARITHMETIC,
     quantity="at step 0 of a small LM whose output head is tied to the token table (so the table's scale reaches the "
     "logits), the standard deviation of the logits at every width measured; for the article's N(0, 1/√d) read as "
-    "(mean, variance), i.e. std d^(-1/4), and read as (mean, std), i.e. std 1/√d",
+    "(mean, variance), i.e. std $d^{-1/4}$, and read as (mean, std), i.e. std 1/√d",
     inputs={
         "literal_logit_std": "largest logit std over the widths, variance 1/√d",
         "reading_logit_std": "largest logit std over the widths, std 1/√d",
@@ -145,7 +145,7 @@ def check_c21(r: Step0) -> claims.Verdict:
 
     def evidence(v: str) -> str:
         head = (
-            f"Tied head, V = {r.vocab:,}, ln V = {r.ln_v:.2f}. Variance 1/√d (std d^(-1/4), {d0 ** -0.25:.3f} at d = {d0}): "
+            f"Tied head, V = {r.vocab:,}, ln V = {r.ln_v:.2f}. Variance 1/√d (std $d^{{-1/4}}$, {d0 ** -0.25:.3f} at d = {d0}): "
             f"logit std {at(lit, 'logit_std', '.2f')}; initial loss up to {figures['literal_excess']:.1f} nats above ln V. "
             f"Std 1/√d (variance 1/d): logit std {at(rea, 'logit_std', '.2f')}; initial loss up to "
             f"{figures['reading_excess']:.2f} nats above ln V. "
@@ -163,7 +163,7 @@ def check_c21(r: Step0) -> claims.Verdict:
         tail = cond + tail
         return head + {
             CONFIRMED: "The formula as written keeps the logits in range. " + tail,
-            CORRECTED: (f"Read as written the formula lets the logit spread grow like d^(1/4), past {limit:g} at "
+            CORRECTED: (f"Read as written the formula lets the logit spread grow like $d^{{1/4}}$, past {limit:g} at "
                         f"d = {', '.join(str(d) for d in over)}; read with 1/√d as the standard deviation it keeps the "
                         f"logits below {limit:g} at every width. " + tail),
             REFUTED: "Neither reading keeps the logits in range. " + tail,
@@ -507,7 +507,7 @@ WARMUP_CONTEXT: list[tuple[str, str, str, str]] = [
     ("Liu et al. 2020", "liu2020radam", "warm-up is needed because Adam's adaptive learning rate has a large variance in the first "
      "steps, estimated from too few gradients; RAdam rectifies it", "§3 and §5"),
     ("Huang et al. 2020", "huang2020tfixup", "T-Fixup trains encoder-decoder Transformers without warm-up or LayerNorm by changing the "
-     "initialisation: input embeddings from N(0, d^(-1/2)), scaled by (9N)^(-1/4) with the other blocks' weights",
+     "initialisation: input embeddings from $\\mathcal N(0, d^{-1/2})$, scaled by $(9N)^{-1/4}$ with the other blocks' weights",
      "§3, the T-Fixup initialisation; §4, training without warm-up"),
 ]
 WARMUP_LRS = (3e-3, 1e-2)  # the two learning rates the warm-up sweep uses: the chapter's, and one ~3× higher
