@@ -115,7 +115,7 @@ def test_findings_are_short_and_follow_the_measurements():
     pull = ch05.run_pull(200, seeds=(0,), lr=1e-2, max_steps=6)
     v = ch05.check_c38(pull)
     assert v.verdict == claims.INCONCLUSIVE and v.finding.endswith("Too weak, or the seeds disagree, to judge.")
-    assert f"{pull.best[0][0]:.2f} at the plateau" in v.finding
+    assert f"{pull.best[0][0]:+.2f} at the plateau" in v.finding
     for v in (ch05.check_c12(r), ch05.check_c38(pull)):
         assert 0 < len(v.finding.split()) <= claims.FINDING_WORDS
 

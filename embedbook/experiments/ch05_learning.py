@@ -1232,9 +1232,13 @@ def check_c38(r: Pull) -> claims.Verdict:
         said = {CONFIRMED: "Shared next words alone pulled the two rows together, on every seed.",
                 REFUTED: "Shared next words did not pull them closer than the control pair.",
                 INCONCLUSIVE: "Too weak, or the seeds disagree, to judge."}[v]
-        return (f"The cosine of the 苹果 and 香蕉 rows went from {_span(min(fruit_start), max(fruit_start))} at the start to "
-                f"{_span(min(fruit), max(fruit))} at the plateau; the control pair 苹果–手机 ended at "
-                f"{_span(min(phone), max(phone))}. {said}")
+        def over_seeds(x: list[float]) -> str:
+            lo, hi = f"{min(x):+.2f}", f"{max(x):+.2f}"
+            return lo if lo == hi else f"{lo}…{hi}"
+
+        return (f"The cosine of the 苹果 and 香蕉 rows went from {over_seeds(fruit_start)} at the start to "
+                f"{over_seeds(fruit)} at the plateau{' (range over seeds)' if len(r.seeds) > 1 else ''}; the control pair 苹果–手机 ended at "
+                f"{over_seeds(phone)}. {said}")
 
     return claims.judge("C38", figures, evidence, strength=strength, finding=finding)
 
