@@ -677,6 +677,13 @@ def anchor(cid: str) -> str:
     return f"claim-{claim(cid).id.lower()}"
 
 
+def attribution(cid: str) -> str:
+    """Where claim ``cid``'s words are: the article by its title in 《》, the section in 〈〉 (the Chinese
+    convention for a part of a work)."""
+    c = claim(cid)
+    return f"{ARTICLE_NAMES[c.article]}〈{c.section}〉"
+
+
 def first_sentences(text: str, n: int = 2) -> str:
     """The first ``n`` sentences of ``text`` (a stand-in finding for a check that writes none)."""
     import re
@@ -716,7 +723,7 @@ def verdict_markdown(v: Verdict) -> str:
     if r is not None:  # what kind of evidence decided stays visible: a constructed "confirmed" is weaker
         finding += f" *Evidence: {BASIS_WORDS[r.basis]}.*"
     title = f"{_HEADS[v.verdict]} · {c.id} · {c.paraphrase}"
-    body = (f"> {c.quote}\n>\n> *{c.english}*\n>\n> — {ARTICLE_NAMES[c.article]}, 《{c.section}》\n\n"
+    body = (f"> {c.quote}\n>\n> *{c.english}*\n>\n> — {attribution(c.id)}\n\n"
             f"{finding}\n\n"
             f"`````{{dropdown}} How this was decided\n:class-container: claim-protocol\n\n"
             f"{protocol_markdown(v)}\n`````")
