@@ -6,6 +6,7 @@ import torch
 
 from embedbook import claims, lm, sizing
 from embedbook.experiments import ch07_dimension as ch07
+from tests.findings import all_findings
 
 # --- C18: attention counted --------------------------------------------------------------------------------
 
@@ -198,35 +199,14 @@ def test_c18_judged_over_the_published_contexts():
 # --- the boxes' findings ----------------------------------------------------------------------------------------
 
 
-def _findings(monkeypatch, run_check, tweaks=({},)) -> list[str]:
-    """Every finding ``run_check()``'s judge could show: its ``finding`` written for each declared outcome, with the
-    measured figures and with each of ``tweaks`` applied to them (the branches a full-size run may take)."""
-    seen = []
-    judge = claims.judge
-
-    def spy(cid, figures, evidence, strength="", finding=None):
-        seen.append((cid, figures, finding))
-        return judge(cid, figures, evidence, strength, finding)
-
-    monkeypatch.setattr(claims, "judge", spy)
-    run_check()
-    (cid, figures, finding), = seen
-    assert finding is not None, f"{cid}: judge without finding="
-    texts = []
-    for tweak in tweaks:
-        figures.update(tweak)
-        texts += [finding(v) for v in claims.rule_of(cid).outcomes]
-    return texts
-
-
 def test_every_finding_fits_the_box_and_names_no_code(monkeypatch):
     u = [[5.02, 4.94, 4.92], [4.80, 4.83, 4.78], [4.88, 4.86, 4.86]]
-    texts = _findings(monkeypatch, lambda: ch07.check_c17(_sweep(u)),
+    texts = all_findings(monkeypatch, lambda: ch07.check_c17(_sweep(u)),
                       ({}, {"all_plateau": 0}, {"all_plateau": 1, "margin": 0.1}, {"margin": 0.5, "n_seeds": 1},
                        {"n_seeds": 3, "small_lo": -0.1234, "small_hi": -0.0123}))
     cost = ch07.run_attention_cost([32, 64, 128], [8, 16, 32], n_fixed=64, d_fixed=16)
-    texts += _findings(monkeypatch, lambda: ch07.check_c18(cost))
-    texts += _findings(monkeypatch, lambda: ch07.check_c42(ch07.run_widths()))
+    texts += all_findings(monkeypatch, lambda: ch07.check_c18(cost))
+    texts += all_findings(monkeypatch, lambda: ch07.check_c42(ch07.run_widths()))
     for text in texts:
         assert 0 < len(text.split()) <= claims.FINDING_WORDS, text
         assert not any(code in text for code in ("C17", "C18", "C42", "margin_min", "share_max", "`")), text

@@ -11,6 +11,7 @@ import torch
 from torch import nn
 
 from embedbook import init
+from tests.findings import all_findings
 
 
 @pytest.mark.parametrize("name", init.known())
@@ -214,40 +215,17 @@ def test_c23_needs_the_tied_and_the_untied_model_to_agree():
     assert rule(confirmed | {"slow_ok": 0}) == claims.CONFIRMED
 
 
-def _findings(monkeypatch, run_check, tweaks=({},)) -> list[str]:
-    """Every finding ``run_check()``'s judge could show: its ``finding`` written for each declared outcome, with the
-    measured figures and with each of ``tweaks`` applied to them (the branches a full-size run may take)."""
-    from embedbook import claims
-
-    seen = []
-    judge = claims.judge
-
-    def spy(cid, figures, evidence, strength="", finding=None):
-        seen.append((cid, figures, finding))
-        return judge(cid, figures, evidence, strength, finding)
-
-    monkeypatch.setattr(claims, "judge", spy)
-    run_check()
-    (cid, figures, finding), = seen
-    assert finding is not None, f"{cid}: judge without finding="
-    texts = []
-    for tweak in tweaks:
-        figures.update(tweak)
-        texts += [finding(v) for v in claims.rule_of(cid).outcomes]
-    return texts
-
-
 def test_every_finding_fits_the_box_and_names_no_code(monkeypatch):
     from embedbook import claims
     from embedbook.experiments import ch06_init as ch06
 
     step0 = ch06.run_step0(dims=(64,), seeds=(0,), windows=4, schemes=(ch06.LITERAL, ch06.READING))
-    texts = _findings(monkeypatch, lambda: ch06.check_c21(step0))
+    texts = all_findings(monkeypatch, lambda: ch06.check_c21(step0))
     sweep = ch06.run_warmup(ch06.run_default(seeds=(0,)), seeds=(0,), warmup=2, max_steps=4)
-    texts += _findings(monkeypatch, lambda: ch06.check_c23(sweep),
+    texts += all_findings(monkeypatch, lambda: ch06.check_c23(sweep),
                        ({}, {"n_seeds": 3}, {"default_std": 0.5}, {"default_std": 1.0, "fast_unit_lo": -12.3456}))
     pre = ch06.run_pretrained(small_tokens=3000, seeds=(0,), max_steps=4, eval_every=2)
-    texts += _findings(monkeypatch, lambda: ch06.check_c22(pre), ({}, {"n_seeds": 3, "plateau_all": 1}))
+    texts += all_findings(monkeypatch, lambda: ch06.check_c22(pre), ({}, {"n_seeds": 3, "plateau_all": 1}))
     for text in texts:
         assert 0 < len(text.split()) <= claims.FINDING_WORDS, text
         assert not any(code in text for code in ("C21", "C22", "C23", "min_effect", "logit_std_max", "`")), text
