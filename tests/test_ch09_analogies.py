@@ -11,7 +11,7 @@ def test_c45_reads_both_groupings_and_names_do_not_decide():
     rule = claims.rule_of("C45")
     assert set(rule.inputs) == {f"gap_{k}{s}" for k in ch09.C45_GROUPS for s in ("", "_lo", "_hi")}
     assert not any(k.startswith("gap_names") for k in rule.inputs)  # confounded with relation type
-    assert "round 3's first version" in rule.revised  # changed after the verdict was seen, and the box says so
+    assert "first revision" in rule.revised  # changed after the verdict was seen, and the box says so
 
 
 def test_c45_groupings_that_disagree_leave_polysemy_open():

@@ -389,7 +389,7 @@ _C31_ALL_TRAINED = claims.Source("land2024magikarp", "hypothetical: no under-tra
     counted=C31_COUNTED,
     revised="after an external audit of the first build: GPT-2's round-trip over frequent words, MiniLM "
     "WordPiece's [UNK] share (above 0.001 corrected) and GPT-2's fragment share over frequent words (0.1 or more "
-    "corrected) decided; round 3 counts the under-trained-token figure from the cited source (it was a typed 1)",
+    "corrected) decided; since a later review it counts the under-trained-token figure from the cited source (it was a typed 1)",
 )
 def _c31(f, t):
     if f["bpe_failures"] > 0:
@@ -445,7 +445,7 @@ def check_c31(r: Coverage) -> claims.Verdict:
         "for what it adds. No multilingual subword vocabulary without byte fallback is installed, so the [UNK] "
         "comparison uses an English one and stays out of the rule. Rule revised after an external audit of the "
         "first build (was: [UNK] share of an English WordPiece and GPT-2's fragment share over frequent words "
-        "decided a correction). Round 3: the under-trained-token figure is counted from the source listed below (it "
+        "decided a correction). Since a later review, the under-trained-token figure is counted from the source listed below (it "
         "was a typed 1); the rule is unchanged."
     )
     def finding(v: str) -> str:

@@ -483,7 +483,7 @@ def run_one_hot_memory(n_tokens: int = 2048 * 8, vocab: int = 128256, dim: int =
     literature=C04_LITERATURE,
     counted=C04_COUNTED,
     revised="PyTorch alone measured, 'confirmed' unless nn.Embedding ran a matmul, revised after the first build's "
-    "audit; round 3 counts the survey from its rows as sources, thresholds and conditions unchanged",
+    "audit; since a later review it counts the survey from its rows as sources, thresholds and conditions unchanged",
 )
 def _c04(f, t):
     if f["one_hot_over_ids"] < t["waste_min"] or f["n_one_hot_default"] > (f["n_one_hot"] + f["n_gather_only"]) / 2:
@@ -754,7 +754,7 @@ _C37_FLAGS = {"same_row": 1, "layer0_differs": 1, "separate_table": 1, "constant
     literature=C37_LITERATURE,
     counted=C37_COUNTED,
     revised="confirmed or refuted on MiniLM's four structural flags alone, revised after the first build's audit; "
-    "round 3 counts the position schemes from the table's rows as sources, thresholds and conditions unchanged",
+    "a later review counts the position schemes from the table's rows as sources, thresholds and conditions unchanged",
 )
 def _c37(f, t):
     flags = all(f[k] for k in ("same_row", "layer0_differs", "separate_table", "constant_width"))

@@ -565,7 +565,7 @@ def run_heads(d: int = 100, heads: int = 3, head_width: int = 32) -> Heads:
     },
     literature=C20_LITERATURE,
     counted=C20_COUNTED,
-    revised="the same conditions on the share and count typed from the configuration table; round 3 counts them "
+    revised="the same conditions on the share and count typed from the configuration table; since a later review it counts them "
     "from the table's rows as sources; thresholds and conditions unchanged",
 )
 def _c20(f, t):
@@ -733,7 +733,7 @@ _EARLIER = tuple(m.name for m in sizing.MODELS if m.kind == "decoder" and m.year
     literature=C27_LITERATURE,
     counted=C27_COUNTED,
     revised="the point share over 4 hand-picked current models (0 of 4), revised after the first build's audit; "
-    "round 3 counts the shares from the table's rows as sources, thresholds and conditions unchanged",
+    "a later review counts the shares from the table's rows as sources, thresholds and conditions unchanged",
 )
 def _c27(f, t):
     share, lo, hi, older = _vocab_shares(f)
@@ -892,7 +892,7 @@ def _small_share(f: dict) -> float:
     literature=C35_LITERATURE,
     counted=C35_COUNTED,
     revised="the median share had to be sizeable both below and above 10B, revised after the first build's audit "
-    "because it fades above; round 3 counts the models from the table's rows as sources, thresholds and "
+    "because it fades above; since a later review it counts the models from the table's rows as sources, thresholds and "
     "conditions unchanged",
 )
 def _c35(f, t):
@@ -1084,7 +1084,7 @@ def run_multilingual(pairs: list[tuple[str, str]] | None = None,
     literature=C36_LITERATURE,
     counted=C36_COUNTED,
     revised="every same-width pair of the configuration table decided (14 of 17 larger: 'confirmed'; each "
-    "width counted once gives 0.70). Revised in round 3; the sibling pairs were declared before their ratios were "
+    "width counted once gives 0.70). Revised in a later review; the sibling pairs were declared before their ratios were "
     "computed",
 )
 def _c36(f, t):
@@ -1155,7 +1155,7 @@ def check_c36(r: Multilingual) -> claims.Verdict:
         strength=f"{r.n_siblings} sibling pairs, each from its paper and released configuration (cited); the "
         "same-width pairs come from a sample of published models, not a census. Rule revised twice after "
         "measuring: first (after the first build's audit) from 4 hand-picked pairs to every same-width pair "
-        "(14 of 17, 'confirmed'); then in round 3 (issue 19), after an audit showed that counting each width once "
+        "(14 of 17, 'confirmed'); then in a later review, after an audit showed that counting each width once "
         "gives 0.70 ('corrected'), to the sibling pairs. The sibling comparison was declared the deciding reading "
         "before its ratios were computed (the audit had quoted two of them, ×3.9 and ×8.2), because it is the "
         "direct test of the article's words: a model against the same model made multilingual.")

@@ -478,7 +478,7 @@ def check_c08(r: Tying) -> claims.Verdict:
         f"one-layer models of width {r.d_model} on {r.small_tokens:,} and {r.large_tokens:,} tokens. Rule revised "
         "after an external audit of the first build (was: the miniature decided, and could confirm but not refute; "
         "an intermediate revision let it refute): a miniature this small decides neither way, so the literature does. "
-        "Round 3: the counts come from the source list (they were typed), with MobileLLM added; the rule is unchanged."
+        "Since a later review, the counts come from the source list (they were typed), with MobileLLM added; the rule is unchanged."
     )
 
     def finding(v: str) -> str:
@@ -489,6 +489,8 @@ def check_c08(r: Tying) -> claims.Verdict:
         less = (f"{low} find{'s' if low == 1 else ''} the gain larger with less data" if low
                 else "none compares the gain across amounts of data")
         worse = f"{hurt} find{'s' if hurt == 1 else ''} untied embeddings better" if hurt else "none finds untying better"
+        if v == CORRECTED:  # what holds first, then what does not
+            return f"{said}, so tying can help generalisation; but {less}, so 'especially with little data' is unsupported. {worse[0].upper() + worse[1:]}."
         return (f"{said}; {less}; {worse}. Our miniature only illustrates: on {r.small_tokens:,} training tokens, "
                 f"{_direction(s)}.")
 
@@ -639,12 +641,16 @@ def check_c09(r: TyingLiterature) -> claims.Verdict:
         at = n["studies_threshold_256k"]
         cost = (f"{_studies(at).capitalize()} place{'s' if at == 1 else ''} a cost of tying at 256K and above" if at
                 else f"None of the {icml} ICML 2024 studies of tying we found places a cost at 256K")
-        return (f"{cost}. Untying helped at 120K–250K vocabularies in {_studies(n['studies_untying_helps_large_vocab'])}, "
+        helps = _studies(n['studies_untying_helps_large_vocab'])
+        if v == CORRECTED:  # what holds (a cost of tying at large vocabularies), then what is corrected
+            return (f"What holds: untying helped at large (120K–250K) vocabularies in {helps}. Corrected: {cost[0].lower() + cost[1:]}, "
+                    f"and {n['tied_models_256k']} published 256K-vocabulary models tie.")
+        return (f"{cost}. Untying helped at 120K–250K vocabularies in {helps}, "
                 f"and {n['tied_models_256k']} published models with 256K vocabularies tie.")
 
     figures = {"icml2024_studies": icml, "io_overlap": r.io_overlap}
     return claims.judge("C09", figures, evidence, finding=finding,
                         strength="published studies and model reports (cited); a 256K-vocabulary model cannot be "
-                        "trained on this CPU, so the miniature only illustrates. Round 3: the counts come from the "
+                        "trained on this CPU, so the miniature only illustrates. Since a later review, the counts come from the "
                         "source list (they were typed), with MobileLLM, the second ICML 2024 study of tying, added; "
                         "the rule is unchanged; the sources are listed below")

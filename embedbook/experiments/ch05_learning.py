@@ -115,8 +115,8 @@ def run_touched(vocab: int = 2000, d: int = 32, batch: int = 8, context: int = 3
                   "adamw_absent_rows_moved": 32},
     },
     revised="'confirmed' only if a tied output head also kept the gradient to the batch's rows, else 'confirmed "
-    "with a correction'; round 3's first version judged the untied gradient alone ('confirmed' if exactly the "
-    "batch's rows got gradient, else 'refuted'). Revised again in round 3 after a cold audit, with every count "
+    "with a correction'; a later review's first version judged the untied gradient alone ('confirmed' if exactly the "
+    "batch's rows got gradient, else 'refuted'). Revised again after a second reading, with every count "
     "known, to judge the update half too",
 )
 def _c12(f, t):
@@ -174,10 +174,10 @@ def check_c12(r: RowsTouched) -> claims.Verdict:
     return claims.judge(
         "C12", figures, evidence, finding=finding,
         strength="exact: the gradient of one backward pass, read row by row, and row distances after a fixed "
-        "sequence of optimizer steps. Rule revised twice in round 3 (issue 19), each time after measuring. Before "
-        "round 3 it was 'confirmed' only if a tied head also kept the gradient to the batch's rows, which a softmax "
-        "head never does. Round 3's first version judged the untied input lookup's gradient alone ('confirmed'). "
-        "A cold audit then pointed out that the article says the rows receive gradient *updates* (its figure: the "
+        "sequence of optimizer steps. Rule revised twice in a later review, each time after measuring. Before "
+        "that review it was 'confirmed' only if a tied head also kept the gradient to the batch's rows, which a softmax "
+        "head never does. A later review's first version judged the untied input lookup's gradient alone ('confirmed'). "
+        "A second reading then pointed out that the article says the rows receive gradient *updates* (its figure: the "
         "other rows 不更新, not updated), so the rule now judges both halves: the gradient, and whether absent rows "
         "move under AdamW. That reading, and AdamW as the optimizer that decides, were chosen after all these "
         "counts were known (the update counts were already in C13's box); the tied head is reported as context.")
@@ -301,7 +301,7 @@ def run_optimizers(drift_steps: int = 20, seed: int = 0) -> Optimizers:
         REFUTED: {"adam_refused": 0, "sparse_adam_trains": 1, "sgd_trains": 1},
     },
     revised="'confirmed' only if dense Adam could not train a default nn.Embedding either, which no real "
-    "torch does; otherwise 'confirmed with a correction'. Revised in round 3 with those results known",
+    "torch does; otherwise 'confirmed with a correction'. Revised in a later review with those results known",
 )
 def _c13(f, t):
     if not f["adam_refused"] or not (f["sparse_adam_trains"] or f["sgd_trains"]):
@@ -353,7 +353,7 @@ def check_c13(r: Optimizers) -> claims.Verdict:
     return claims.judge(
         "C13", figures, evidence, finding=finding,
         strength="exact: torch's own error messages and losses, and row distances after a fixed sequence of steps, "
-        "in the installed torch. Rule revised in round 3 (issue 19), after measuring: it was 'confirmed' only if "
+        "in the installed torch. Rule revised in a later review, after measuring: it was 'confirmed' only if "
         "dense Adam could not train a default table either, which no real torch does, so 'confirmed' was "
         "unreachable and the rule gave 'confirmed with a correction'. It now tests the sentence's two halves "
         "(Adam refuses; SparseAdam or SGD trains) in the sense of torch's message, which the sentence follows "
@@ -550,8 +550,8 @@ def run_survey() -> Survey:
     },
     basis=LITERATURE,
     revised="'confirmed' if any surveyed large LM was trained with SGD, 'refuted' if none of at least five was. "
-    "Round 3's first version: 'confirmed' if a large LM trained with SGD on sparse embedding gradients, 'confirmed "
-    "with a correction' if only a model of another kind did (DLRM's code). Revised again in round 3 after a cold "
+    "A later review's first version: 'confirmed' if a large LM trained with SGD on sparse embedding gradients, 'confirmed "
+    "with a correction' if only a model of another kind did (DLRM's code). Revised again after a second "
     "audit, with the sources known, to count the stated reasons and Li et al.",
 )
 def _c14(f, t):
@@ -597,10 +597,10 @@ def check_c14(r: Survey) -> claims.Verdict:
 
     strength = (
         f"{len(r.records)} training records and one study, each cited with where it says so; a sample of the "
-        "best-known large LMs, not a census. Rule revised twice in round 3, each time with these sources known: "
+        "best-known large LMs, not a census. Rule revised twice in a later review, each time with these sources known: "
         "first from 'confirmed if any surveyed LLM used SGD' (which asks whether SGD was used, not why) to whether "
         "a large model used SGD on sparse gradients, which DLRM's code alone turned into 'confirmed with a "
-        "correction'; then, after a cold audit, to the reasons the sources state, with Li et al. added. The reading "
+        "correction'; then, after a second reading, to the reasons the sources state, with Li et al. added. The reading "
         "of 大模型 as language models is the rule's from its first version."
     )
     def finding(v: str) -> str:
@@ -820,6 +820,8 @@ def _c15_state(f: dict, key: str, t: dict) -> str:
         REFUTED: _c15_example((0.2, 0.25, 0.4), (0.5, 0.6, 0.45), (0.3, 0.35, 0.6)),
     },
     full_size_only=True,
+    revised="AdamW from std 0.02 only, with 'near' as a relative distance below 0.25; that gave 'confirmed with a "
+    "correction' (changed after a review of the first build)",
 )
 def _c15(f, t):
     if _weak(f, t):
@@ -882,9 +884,7 @@ def _c15_strength(r: LrStudy) -> str:
             f"validation plateau (best step {min(min(a.best_step) for a in r.drift_arms)}–"
             f"{max(max(a.best_step) for a in r.drift_arms)}); every run at least {r.unigram - worst:.2f} nats below the "
             f"unigram baseline ({r.unigram:.2f}); the whole validation split ({r.val_tokens:,} tokens) scored. One small "
-            "model on one small corpus, one learning rate per optimizer. Rule revised after an external audit of the "
-            "first build (was: AdamW from std 0.02 only, with 'near' as relative distance below 0.25; that gave "
-            "'confirmed with a correction')")
+            "model on one small corpus, one learning rate per optimizer.")
 
 
 def _where_it_holds(figures: dict, keys: list[str], near: float) -> str:

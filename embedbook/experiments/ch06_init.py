@@ -664,11 +664,11 @@ _AUDIT_UNTIED = (1, (-0.015, 0.008, -0.003), (0.008, 0.018, 0.013))  # the cold 
 @claims.rule(
     "C23",
     basis=claims.MEASURED,
-    revised="round 3's first version read only the tied model: 'confirmed' if, at either learning rate, warm-up "
-    "gained the N(0, 1) table `min_effect` on every seed and the std-0.02 table much less. A cold audit's untied "
+    revised="a later review's first version read only the tied model: 'confirmed' if, at either learning rate, warm-up "
+    "gained the N(0, 1) table `min_effect` on every seed and the std-0.02 table much less. A second reading's untied "
     "re-run (lr 1e-2, seeds 0-2) found no such gain, so the effect may come from the tied head's huge initial "
     "logits rather than the embedding layer; the rule now needs the tied and the untied readings to agree. Before "
-    "round 3: a list of two warm-up studies (unreachable 'confirmed'), and before that the first AdamW step's size",
+    "a later review: a list of two warm-up studies (unreachable 'confirmed'), and before that the first AdamW step's size",
     quantity="the standard deviation of a freshly built nn.Embedding; and, for a small LM (d = 64, the whole "
     "Lee training split) whose token table starts from N(0, 1) or from N(0, 0.02²), the best validation loss "
     "without warm-up minus with a linear warm-up (nats, per seed: the warm-up's gain), every run trained to its "

@@ -249,7 +249,7 @@ def _sign(lo: float, hi: float, n: int) -> int:
     },
     full_size_only=True,
     revised="the largest width decided too: 'confirmed' needed it to lose to a middle width, and a "
-    "widest-is-best result gave 'confirmed with a correction'. Revised in round 3, after the full-size sweep had run",
+    "widest-is-best result gave 'confirmed with a correction'. Revised in a later review, after the full-size sweep had run",
 )
 def _c17(f, t):
     if f["n_seeds"] < t["seeds_min"] or not f["all_plateau"] or f["margin"] < t["margin_min"]:
@@ -330,7 +330,7 @@ def check_c17(r: Sweep) -> claims.Verdict:
         f"baseline ({r.unigram:.2f} nats) on its worst seed; every evaluation scores the whole validation split "
         f"({r.val_tokens:,} tokens), and a block bootstrap over its {r.context}-token windows gives the sampling error of "
         "that text. One corpus and one learning rate for every width. Rule revised twice after measuring: after the "
-        "first build's audit the validation text's sampling error was added; in round 3 (issue 19) the large end "
+        "first build's audit the validation text's sampling error was added; in a later review the large end "
         "stopped deciding, because the quoted sentence is only about too low a dimension (the register's paraphrase "
         "had added 'too large … overfits small data'); before, 'confirmed' needed the widest width to lose too and "
         "a widest-is-best result gave 'confirmed with a correction'."
@@ -642,7 +642,7 @@ def run_widths(lo: int = C42_LO, hi: int = C42_HI) -> Widths:
     },
     literature=C42_LITERATURE,
     counted=C42_COUNTED,
-    revised="the same conditions on a share typed from the widths collected; round 3 counts the widths from "
+    revised="the same conditions on a share typed from the widths collected; since a later review it counts the widths from "
     "their sources, thresholds and conditions unchanged",
 )
 def _c42(f, t):

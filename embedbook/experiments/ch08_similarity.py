@@ -434,7 +434,7 @@ def check_c41(r: Retrieval) -> claims.Verdict:
                 "cosine adds n·d + n + d + 2n operations to the normalised route's n·d, about 1 + 1/b + 2/d of it "
                 "for b queries per call); the clock only has to agree, with the routes timed in turn on one thread "
                 "so that load slows both, and its thresholds leave a factor of two. Rule revised after measuring, "
-                "in the third round (issue 19): it decides against the per-call cosine again, as the first build's "
+                "in a later review of the book: it decides against the per-call cosine again, as the first build's "
                 "rule did, with equal neighbour lists added to the equivalence and a branch for a count that shows "
                 "no saving. The second round's rule decided against a cosine that keeps its row lengths, whose "
                 "ratio is 1 + 1/n + 2/d and reaches its 1.5 only for d ≤ 4, so it could not confirm; its reason, "

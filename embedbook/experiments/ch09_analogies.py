@@ -423,9 +423,9 @@ def c45_polysemy(f, t) -> tuple[str, str, str]:
 @claims.rule(
     "C45",
     basis=claims.MEASURED,
-    revised="round 3's first version (issue 19) had three legs, rare words, ambiguous names and ordinary homographs, "
+    revised="a first revision had three legs, rare words, ambiguous names and ordinary homographs, "
     "'confirmed' if all three failed more and 'corrected' if one did and another did not, each interval from the "
-    "question counts; its split of the homographs came after the data, and a cold audit found those intervals far "
+    "question counts; its split of the homographs came after the data, and a second reading found those intervals far "
     "too narrow for a few words with many questions each. Now every interval resamples words, and the merged and split "
     "groupings must agree. Round 2 had decided on the place-name sections against the others (a relation-type "
     "confound) and on all homographs merged",

@@ -423,15 +423,14 @@ def check_c46(c: Cost) -> claims.Verdict:
                 f"context tells {c.acc_context_bag:.0%} of them apart too), leave-one-out (one misclassified sentence "
                 f"moves an accuracy by {1 / c.n_sentences:.1%}); the row leg is an identity check (the article's "
                 "'the vector taken out is exactly the same'), the cost an exact count, not a timing. Rule revised "
-                "after measuring, twice in the "
-                "third round (issue 19): first to judge the article's words rather than the register's 'resolved "
-                "only by contextual representations' (the second round's rule gave 'confirmed with a correction' "
-                "when the bag reached 90%), then, after a cold audit, to state the row leg as the identity it is "
+                "after measuring, twice in a later review: first to judge the article's words rather than the register's 'resolved "
+                "only by contextual representations' (the earlier rule gave 'confirmed with a correction' "
+                "when the bag reached 90%), then, after a second reading, to state the row leg as the identity it is "
                 "(it was an accuracy probe on identical rows whose 'separates' and 'inconclusive' legs could never "
                 "fire) and to count the sentences as constructed; before both, 16 sentences and no bag")
     def finding(v: str) -> str:
-        row = (f"The table's row for '{c.word}' is the same in all {c.n_sentences} sentences, so it tells fruit from "
-               f"company {c.acc_lookup:.0%} of the time" if c.word_row_diff <= t["rounding"] else
+        row = (f"The table's row for '{c.word}' is the same in all {c.n_sentences} sentences, so on it fruit and "
+               f"company are told apart only at chance ({c.acc_lookup:.0%})" if c.word_row_diff <= t["rounding"] else
                f"The table's rows for '{c.word}' differ between sentences (up to {book.plain_decimal(c.word_row_diff)})")
         top = f"layer {c.top_layer} tells {c.acc_top:.0%}"
         if v == CONFIRMED:
@@ -850,7 +849,7 @@ def check_c11(r: Contextuality) -> claims.Verdict:
                "paper_calib_static": cal.static["paper"], "centred_calib_static": cal.static["centred"],
                "n_words": r.n_words}
     strength = (
-        "Rule revised after measuring, in the third round (issue 19): it decides on the share a word's own mean "
+        "Rule revised after measuring, in a later review of the book: it decides on the share a word's own mean "
         "vector explains (was: the paper's written formula σ₁²/Σσᵢ², an upper bound on what one static vector "
         f"explains, which gives '{paper_rule}' here too; before that the released-code MEV averaged over layers, "
         "and centred MEV in every layer). The calibration is arithmetic "
@@ -865,9 +864,9 @@ def check_c11(r: Contextuality) -> claims.Verdict:
         lo, hi = min(r.mean_adj[1:]), max(r.mean_adj[1:])
         share = f"a word's own mean vector explains {lo:.0%} to {hi:.0%} of its vectors beyond what random words share"
         if v == REFUTED:
-            return (f"In every layer of MiniLM, {share}, well above 5%. The published statistic's "
-                    f"{r.released_adj_mean:.1%} cannot show this: a perfectly static word scores "
-                    f"{cal.static['released']:.2%} on it.")
+            return (f"In every MiniLM layer, {share}, well above 5%. The under-5% figure is Ethayarajh's "
+                    f"(2019); his statistic ({r.released_adj_mean:.1%} here) cannot show staticness: a static word "
+                    f"scores {cal.static['released']:.2%}.")
         if v == CORRECTED and len(below) == r.n_layers:
             return (f"In every layer of MiniLM, {share}, below 5%: the finding holds, but the experiment is "
                     "Ethayarajh's (2019), not the BERT paper's.")

@@ -207,7 +207,7 @@ def check_c24(r: QKV) -> claims.Verdict:
                         "of the original Transformer's form, and none is installed: with MiniLM this rule can give "
                         "only 'confirmed with a correction' or 'refuted'. The random-weight comparison layer shows "
                         "that the rebuild does reach 'confirmed' where the form allows it; it illustrates and does not "
-                        "decide (added in round 3, issue 19; the rule's outcomes are unchanged)")
+                        "decide (added in a later review; the rule's outcomes are unchanged)")
 
 
 # --- a swapped embedding table ------------------------------------------------------------------------------

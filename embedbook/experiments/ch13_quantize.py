@@ -646,7 +646,7 @@ def check_c29(r: Robustness) -> claims.Verdict:
         strength=f"{r.n_tokens:,} tokens in {r.n_sentences} sentences, paired (each token measured under every part); "
         "one model (MiniLM-L6), weight-only quantisation without calibration, and a move of the hidden states rather "
         "than a task's accuracy; deterministic, so the spread is over tokens, not seeds. Rule revised after "
-        "measuring, in the third round (issue 19): the two readings of 'the attention layers' are judged apart and "
+        "measuring, in a later review of the book: the two readings of 'the attention layers' are judged apart and "
         "their disagreement is 'inconclusive here', because no reading was declared before measuring (the first "
         "build's rule already measured both and declared neither); the second round's rule gave 'confirmed with a "
         f"correction' whenever one share but not all four reached agree, and would give '{second}' here. In the "

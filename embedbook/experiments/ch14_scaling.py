@@ -249,7 +249,7 @@ _C25_OUTSIDE = c25_perplexity_source(16.2, 14.9, "hypothetical table")  # 8.0% l
     counted=C25_COUNTED,
     basis=claims.LITERATURE,
     revised="the 3–5% part decided by the paper's wording: 'confirmed' if it stated the figure, else 'corrected', "
-    "which it gave; changed in round 3 after an external audit to the reported perplexities at equal inference "
+    "which it gave; changed in a later review after an external audit to the reported perplexities at equal inference "
     "FLOPs, 'inconclusive' when none are found",
 )
 def _c25(f, t):
@@ -318,10 +318,10 @@ def check_c25(r: Scaling) -> claims.Verdict:
         f"decided by the paper's own statements ({SCONE_VERSION}: abstract, §1; v1: abstract, Figure 1 caption), "
         "which report billion-parameter pre-training that cannot run here; the miniature "
         f"({e.n} seed{'s' if e.n != 1 else ''}, plateau-trained, whole validation split) only illustrates the storage "
-        "idea and decides nothing. Rule revised in round 3 after an external audit: the 3–5% part was decided by how "
+        "idea and decides nothing. Rule revised in a later review after an external audit: the 3–5% part was decided by how "
         "the paper words its gain ('corrected', as the paper states no percentage); it is now decided only by "
         "reported perplexities at equal inference FLOPs, and those we could not read (Figure 1 is a plot), so that "
-        "part is inconclusive. Earlier in round 3 the figures were counted from the sources (they were typed flags)"
+        "part is inconclusive. Earlier in a later review the figures were counted from the sources (they were typed flags)"
     )
 
     def finding(v: str) -> str:
@@ -417,7 +417,7 @@ _C26_LOSS = claims.Source("baevski2019adaptive", "hypothetical: adaptive input e
     },
     literature=C26_LITERATURE,
     counted=C26_COUNTED,
-    revised="'without loss' was a typed flag (1), and a 0 would have refuted; round 3 counts the cited findings "
+    revised="'without loss' was a typed flag (1), and a 0 would have refuted; since a later review it counts the cited findings "
     "and gives 'inconclusive' when there are none or they disagree (before that, after the first build's audit: "
     "'corrected' when the miniature's adaptive input lost to the full table)",
     full_size_only=True,
@@ -522,7 +522,7 @@ def check_c26(r: Scaling) -> claims.Verdict:
         "loss': the cited paper (billion-word pre-training that cannot run here); the parameter saving is counted. "
         "Rule revised after an external audit of the first build (was: 'corrected' when the miniature's adaptive "
         "input lost more than the tolerance against the full table, which contradicted the paper on far weaker "
-        "evidence). Round 3: 'without loss' is counted from the cited findings listed below (it was a typed 1); "
+        "evidence). Since a later review, 'without loss' is counted from the cited findings listed below (it was a typed 1); "
         "none cited, or findings that disagree, now give 'inconclusive' (a typed 0 gave 'refuted')."
     )
 
