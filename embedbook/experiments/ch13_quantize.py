@@ -176,7 +176,7 @@ def check_c28(r: Memory) -> claims.Verdict:
         tail = {CONFIRMED: f", within {tol:.0%} of 4× and 8×.",
                 CORRECTED: f", more than {tol:.0%} short of 4× or 8×.",
                 REFUTED: f", below the floor of {t['int8_floor']:g}× or {t['int4_floor']:g}×."}[v]
-        narrow = "".join(f" At {n}'s width of {d} the scales cut that to {a:.2f}× and {b:.2f}×."
+        narrow = "".join(f" Row scales cost more when narrow: at {n}'s width of {d}, {a:.2f}× and {b:.2f}×."
                          for n, d, a, b in zip(r.table_names, r.table_dims, r.table_int8, r.table_int4)
                          if d == min(r.table_dims))
         return head + tail + narrow
@@ -330,9 +330,12 @@ def check_c49(r: Neighbours) -> claims.Verdict:
         return lead + per + ". " + why
 
     def finding(v: str) -> str:
-        said = (f"after INT8 a word's ordered top-{r.k} list changed for "
-                f"{figures['changed_8']:.0%} of the query words, after INT4 for {figures['changed_4']:.0%} "
-                "(on the table where that is rarer)")
+        # the figures are the smaller of the two tables' shares: name the table each comes from
+        at8 = r.names[list(r.changed_8).index(figures["changed_8"])]
+        at4 = r.names[list(r.changed_4).index(figures["changed_4"])]
+        where = (f"even on {at8}'s table a word's ordered top-{r.k} list changed for" if at8 == at4 else
+                 f"even on the steadier table ({at8} at INT8, {at4} at INT4) a word's ordered top-{r.k} list changed for")
+        said = f"{where} {figures['changed_8']:.0%} of the query words after INT8 and {figures['changed_4']:.0%} after INT4"
         if v == REFUTED:
             return f"The neighbour lists barely change: {said}."
         worst = max(figures["lost_8"], figures["lost_4"])
