@@ -161,3 +161,13 @@ def test_main_result_core_loop_on_the_page(name):
     assert any(re.search(r"torch\.equal|allclose|array_equal|\bassert\b", s) and re.search(r"\brun_\w+\(", s)
                for s in after), (f"{name}: after the core loop, a visible 'check' cell must run the package's run_* "
                                  "on one seed or setting and compare it with the loop (equal / allclose / assert)")
+
+
+MAX_CODE_LINE = 88  # characters: what the code box holds at the book's code font (embedbook.css) without wrapping
+
+
+@pytest.mark.parametrize("name", CHAPTERS)
+def test_visible_code_fits_the_column(name):
+    long = [(i, len(line)) for i, c in visible_code(name) for line in source(c).splitlines() if len(line) > MAX_CODE_LINE]
+    assert not long, (f"{name}: visible code lines over {MAX_CODE_LINE} characters wrap mid-line on the page "
+                      f"(cell, length): {long[:5]}; break them or move the comment above")
