@@ -66,10 +66,6 @@ ARTICLE_NAMES = {  # how a box names its article: the title, in the article's ow
     LONG: "《Embedding层：从离散符号到语义空间的第一步》",
     SHORT: "《什么是嵌入层？文字是怎么变成向量的》",
 }
-TITLES = {
-    LONG: "《Embedding层：从离散符号到语义空间的第一步》 (The embedding layer: the first step from discrete symbols to a semantic space)",
-    SHORT: "《什么是嵌入层？文字是怎么变成向量的》 (What is an embedding layer? How text becomes vectors)",
-}
 
 
 @dataclass(frozen=True)
