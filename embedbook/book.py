@@ -241,13 +241,18 @@ def is_timing(name: str) -> bool:
 GLUE_PREFIX = "application/papermill.record/"  # the mime prefix myst-nb's glue writes and its build reads
 
 
-def glue(name: str, value: Any, display: bool = False) -> None:
+def glue(name: str, value: Any, display: bool = False, verbatim: bool = False) -> None:
     """Glue ``value`` under ``name`` so the prose can show it with ``{glue:text}`name:fmt```.
 
     Writes exactly what ``myst_nb.glue`` writes (a display record under :data:`GLUE_PREFIX` with the
     name in its ``scrapbook`` metadata) without importing myst-nb, which loads Sphinx: seconds per chapter.
     Names of timing-dependent values start with ``bench_`` (see :func:`is_timing`); they are excluded
     from the determinism checks. A bool is refused: glue the words the sentence needs instead.
+
+    Words are glued once per language the run writes (:func:`embedbook.i18n.languages`): an
+    :class:`~embedbook.i18n.Msg` (``_("...").format(...)``) carries its Chinese; another string must
+    have a catalog entry, or be data that reads the same in both editions (a word list, a model's name:
+    ``verbatim=True``).
     """
     from IPython.core.formatters import format_display_data
     from IPython.display import display as ipy_display
@@ -256,8 +261,25 @@ def glue(name: str, value: Any, display: bool = False) -> None:
         value = value.item()  # numpy / torch scalars → Python numbers, so format specs work
     if isinstance(value, bool):
         raise TypeError(f"glue {name!r}: a bool reads as True/False in prose; glue the words instead")
-    bundle, metadata = format_display_data(value)
     prefix = "" if display else GLUE_PREFIX
+    if isinstance(value, str) and not verbatim:
+        # words: one record per language the run writes, each tagged (each edition's build keeps its own)
+        msg = value if isinstance(value, i18n.Msg) else None
+        for lang in i18n.languages():
+            if msg is not None:
+                text = getattr(msg, lang)
+            elif lang == "en":
+                text = value
+            else:
+                text = i18n.translate_text(value)
+                i18n.refuse_english(text, f"the glued value {name!r}")
+            bundle, metadata = format_display_data(str(text))
+            metadata["scrapbook"] = {"name": name, "mime_prefix": prefix}
+            if i18n.bilingual():
+                metadata[i18n.META] = {"lang": lang}
+            ipy_display({prefix + k: v for k, v in bundle.items()}, raw=True, metadata=metadata)
+        return
+    bundle, metadata = format_display_data(value)
     metadata["scrapbook"] = {"name": name, "mime_prefix": prefix}
     ipy_display({prefix + k: v for k, v in bundle.items()}, raw=True, metadata=metadata)
 
@@ -266,8 +288,12 @@ class Result:
     """Base of the experiments' typed results (dataclasses): ``result.glue()`` glues every scalar field
     (numbers and strings) under its name, plus whatever :meth:`extra_glue` adds.
 
-    Fields whose names start with ``bench_`` are timings (see :func:`is_timing`).
+    Fields whose names start with ``bench_`` are timings (see :func:`is_timing`). String fields named in
+    ``verbatim`` are data (words, names) glued as they are in both editions; any other string is words
+    and needs its Chinese (see :func:`glue`).
     """
+
+    verbatim: tuple[str, ...] = ()
 
     def extra_glue(self) -> dict[str, Any]:
         """Derived values to glue besides the scalar fields (override in a result)."""
@@ -288,7 +314,7 @@ class Result:
     def glue(self, prefix: str = "") -> None:
         """Glue every value of :meth:`glued` as ``prefix + name``."""
         for name, value in self.glued().items():
-            glue(prefix + name, value)
+            glue(prefix + name, value, verbatim=name in self.verbatim)
 
 
 def glued_values(executed: Path) -> dict[str, str]:
@@ -303,6 +329,8 @@ def glued_values(executed: Path) -> dict[str, str]:
     for cell in nb["cells"]:
         for output in cell.get("outputs", []):
             record = output.get("metadata", {}).get("scrapbook", {})
+            if output.get("metadata", {}).get("embedbook", {}).get("lang", "en") != "en":
+                continue  # the Chinese record of the same value: the English one is the reference
             if record.get("name"):
                 prefix = record.get("mime_prefix", "")
                 out[record["name"]] = output.get("data", {}).get(f"{prefix}text/plain", "")
@@ -339,3 +367,8 @@ def chapter_digest(chapter: str) -> str:
     if experiments.exists():
         h.update(experiments.read_bytes())
     return h.hexdigest()
+
+
+from embedbook import i18n  # noqa: E402  (i18n reads the catalogs under root())
+
+i18n.install()  # a notebook that writes both editions publishes each figure, table and Markdown output twice

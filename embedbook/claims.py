@@ -30,7 +30,8 @@ from pathlib import Path
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping
 
-from embedbook import book
+from embedbook import book, i18n
+from embedbook.i18n import _, tr
 
 CONFIRMED = "confirmed"
 CORRECTED = "confirmed with a correction"
@@ -45,20 +46,45 @@ CONSTRUCTED = "constructed"  # a demonstration on data built so that the effect 
 ARITHMETIC = "arithmetic"  # arithmetic or a definition: counting, algebra, an identity checked in code
 LITERATURE = "literature"  # published figures decide; a miniature here only illustrates
 BASES = (MEASURED, CONSTRUCTED, ARITHMETIC, LITERATURE)
-BASIS_WORDS = {
+BASIS_WORDS = {  # the English; basis_words() gives either language
     MEASURED: "measured on real data",
     CONSTRUCTED: "a constructed demonstration",
     ARITHMETIC: "arithmetic or a definition",
     LITERATURE: "the literature",
 }
-_BASIS_LINES = {
-    MEASURED: "a measurement on real data, models or hardware decides.",
-    CONSTRUCTED: "a constructed demonstration decides: data built so that the effect can appear; it shows the "
-    "mechanism is possible, not how strong it is in real training.",
-    ARITHMETIC: "arithmetic or a definition decides: counting, algebra or an identity checked in code.",
-    LITERATURE: "published sources decide (papers, model cards, configurations, each cited); any measurement "
-    "here illustrates them.",
-}
+
+
+def basis_words(basis: str) -> str:
+    """What kind of evidence decided, in a few words, in the current language."""
+    return {MEASURED: _("measured on real data"), CONSTRUCTED: _("a constructed demonstration"),
+            ARITHMETIC: _("arithmetic or a definition"), LITERATURE: _("the literature")}[basis]
+
+
+def basis_line(basis: str) -> str:
+    """What kind of evidence decided, as the protocol's sentence, in the current language."""
+    return {
+        MEASURED: _("a measurement on real data, models or hardware decides."),
+        CONSTRUCTED: _("a constructed demonstration decides: data built so that the effect can appear; it shows "
+                       "the mechanism is possible, not how strong it is in real training."),
+        ARITHMETIC: _("arithmetic or a definition decides: counting, algebra or an identity checked in code."),
+        LITERATURE: _("published sources decide (papers, model cards, configurations, each cited); any "
+                      "measurement here illustrates them."),
+    }[basis]
+
+
+def verdict_word(verdict: str) -> str:
+    """A verdict as a rule's outcome names it ("confirmed with a correction"), in the current language."""
+    return {CONFIRMED: _("confirmed"), CORRECTED: _("confirmed with a correction"), REFUTED: _("refuted"),
+            INCONCLUSIVE: _("inconclusive here"), NOT_HERE: _("cannot be reproduced here"),
+            PENDING: _("pending")}[verdict]
+
+
+def verdict_name(verdict: str) -> str:
+    """A verdict as a box heads it ("Confirmed with a correction"), in the current language."""
+    return {CONFIRMED: _("Confirmed"), CORRECTED: _("Confirmed with a correction"), REFUTED: _("Refuted"),
+            INCONCLUSIVE: _("Inconclusive here"), NOT_HERE: _("Cannot be reproduced here"),
+            PENDING: _("Pending")}[verdict]
+
 
 LONG = "000"  # seeds/000_a20c4a869fa23ada.txt, 《Embedding层：从离散符号到语义空间的第一步》
 SHORT = "004"  # seeds/004_c963df5ff42eda00.txt, 《什么是嵌入层？文字是怎么变成向量的》
@@ -319,17 +345,21 @@ class Rule:
             raise ValueError(f"{self.claim_id}'s rule returned {verdict!r}, which it does not declare: {list(self.outcomes)}")
         return verdict
 
-    def markdown(self) -> str:
-        """The declared rule as MyST markdown, for the claim box."""
-        lines = [f"*Measured:* {self.quantity}."]
-        if self.thresholds:
-            lines.append("*Thresholds:* " + ", ".join(f"`{k}` = {_fmt(v)}" for k, v in self.thresholds.items()) + ".")
-        lines.append(f"*Basis:* {_BASIS_LINES[self.basis]}")
-        if self.seeds > 1:
-            lines.append(f"*Seeds:* {self.seeds}.")
-        lines.append("*Outcomes:*")
-        lines += [f"- **{v}** if {cond}" for v, cond in self.outcomes.items()]
-        return "\n".join(lines)
+    def markdown(self, lang: str | None = None) -> str:
+        """The declared rule as MyST markdown, for the claim box, in ``lang`` (default: the current language)."""
+        lang = lang or i18n.current()
+        with i18n.language(lang):
+            lines = [_("*Measured:* {quantity}.").format(quantity=tr(self.quantity))]
+            if self.thresholds:
+                lines.append(_("*Thresholds:* {values}.").format(
+                    values=", ".join(f"`{k}` = {_fmt(v)}" for k, v in self.thresholds.items())))
+            lines.append(_("*Basis:* {line}").format(line=basis_line(self.basis)))
+            if self.seeds > 1:
+                lines.append(_("*Seeds:* {n}.").format(n=self.seeds))
+            lines.append(_("*Outcomes:*"))
+            lines += [_("- **{verdict}** if {condition}").format(verdict=verdict_word(v), condition=tr(cond))
+                      for v, cond in self.outcomes.items()]
+            return "\n".join(lines)
 
 
 def _fmt(value: Any) -> str:
@@ -454,7 +484,8 @@ class Search:
 
     def markdown(self) -> str:
         queries = "; ".join(f"“{q}”" for q in self.queries)
-        return f"{len(self.queries)} queries ({queries}) in {', '.join(self.corpora)}, {self.date}"
+        return _("{n} queries ({queries}) in {corpora}, {date}").format(
+            n=len(self.queries), queries=queries, corpora=", ".join(self.corpora), date=self.date)
 
 
 def _counted(spec: str | tuple[str, str]) -> tuple[str, str]:
@@ -505,18 +536,20 @@ class Literature:
     def markdown(self, counted: Mapping[str, str | tuple[str, str]] | None = None) -> str:
         """The box's source list: each finding and where it says so, the counted figures, the search and
         the strongest evidence against."""
-        lines = ["**Sources the rule reads** (each finding, and where the paper says it):"]
-        lines += [f"- {s.finding} ({s.where}; `{s.cite}`)" for s in self.sources]
+        lines = [_("**Sources the rule reads** (each finding, and where the paper says it):")]
+        lines += [f"- {tr(s.finding)} ({tr(s.where)}; `{s.cite}`)" for s in self.sources]
         if counted:
             counts = self.figures(counted)
+            stance = {SUPPORTS: _("support"), CONTRADICTS: _("contradict")}
             lines.append("")
-            lines.append("*Counted from them:* " + "; ".join(
-                f"`{name}` = {counts[name]} (sources that {_counted(spec)[1][:-1]} `{_counted(spec)[0]}`)"
-                for name, spec in counted.items()) + ".")
+            lines.append(_("*Counted from them:* {counts}.").format(counts="; ".join(
+                _("`{name}` = {n} (sources that {stance} `{tag}`)").format(
+                    name=name, n=counts[name], stance=stance[_counted(spec)[1]], tag=_counted(spec)[0])
+                for name, spec in counted.items())))
         lines.append("")
-        lines.append(f"*Search:* {self.search.markdown()}.")
+        lines.append(_("*Search:* {search}.").format(search=self.search.markdown()))
         lines.append("")
-        lines.append(f"*Strongest evidence against:* {self.strongest_against}")
+        lines.append(_("*Strongest evidence against:* {text}").format(text=tr(self.strongest_against)))
         return "\n".join(lines)
 
 
@@ -596,6 +629,19 @@ class Verdict:
     figures: dict[str, Any] = field(default_factory=dict)
     strength: str = ""
     finding: str = ""  # one or two plain sentences a reader sees without opening the protocol
+    # the same three texts in every language the run writes: {"zh": {"evidence": ..., "finding": ...,
+    # "strength": ...}}, written by judge() from the same figures
+    texts: dict[str, dict[str, str]] = field(default_factory=dict)
+
+    def text(self, part: str, lang: str | None = None) -> str:
+        """``evidence``, ``finding`` or ``strength`` in ``lang`` (default: the current language)."""
+        lang = lang or i18n.current()
+        if lang == "en":
+            return getattr(self, part)
+        if lang not in self.texts:
+            raise i18n.MissingTranslation(f"{self.claim_id}'s verdict was written without its {lang} texts; "
+                                          "run the chapter with EMBEDBOOK_LANGS=en,zh")
+        return self.texts[lang][part]
 
     def __post_init__(self) -> None:
         if self.verdict not in VERDICTS:
@@ -618,11 +664,20 @@ def judge(cid: str, figures: Mapping[str, Any], evidence: Callable[[str], str], 
         raise LookupError(f"claim {cid} has no declared rule: add one with claims.rule({cid!r}, ...)")
     figures = _with_counts(r, figures)
     verdict = r(figures)
-    text = finding(verdict).strip() if finding is not None else ""
+    texts = {}
+    for lang in dict.fromkeys(("en",) + i18n.languages()):  # English always; the others the run writes
+        with i18n.language(lang):
+            texts[lang] = {"evidence": str(evidence(verdict)), "strength": tr(strength),
+                           "finding": str(finding(verdict)).strip() if finding is not None else ""}
+        if lang != "en":
+            for part, words in texts[lang].items():
+                i18n.refuse_english(words, f"{cid}'s {part}")
+    text = texts["en"]["finding"]
     if len(text.split()) > FINDING_WORDS:
         raise ValueError(f"{cid}'s finding has {len(text.split())} words; a box's visible finding is at most "
                          f"{FINDING_WORDS} (the evidence paragraph, collapsed, holds the rest)")
-    return Verdict(cid, verdict, evidence(verdict), dict(figures), strength, text)
+    en = texts.pop("en")
+    return Verdict(cid, verdict, en["evidence"], dict(figures), en["strength"], text, texts)
 
 
 def check(cid: str) -> Callable[[Callable[[Any], Verdict]], Callable[[Any], Verdict]]:
@@ -664,9 +719,6 @@ _STYLE = {CONFIRMED: "tip", CORRECTED: "note", REFUTED: "danger", INCONCLUSIVE: 
 
 
 FINDING_WORDS = 45  # the visible finding: one or two sentences
-_HEADS = {CONFIRMED: "Confirmed", CORRECTED: "Confirmed with a correction", REFUTED: "Refuted",
-          INCONCLUSIVE: "Inconclusive here", NOT_HERE: "Cannot be reproduced here", PENDING: "Pending"}
-
 
 def anchor(cid: str) -> str:
     """The HTML id (and Sphinx label) of claim ``cid``'s box, for links to the box itself."""
@@ -688,55 +740,65 @@ def first_sentences(text: str, n: int = 2) -> str:
     return " ".join(parts[:n])
 
 
-def protocol_markdown(v: Verdict) -> str:
+def protocol_markdown(v: Verdict, lang: str | None = None) -> str:
     """How verdict ``v`` was decided, for the box's collapsed part: the claim as the register reads it,
     the rule (declared before measuring, or revised after, with what it was), the evidence, its strength
-    and, for a literature rule, its sources."""
+    and, for a literature rule, its sources; in ``lang`` (default: the current language)."""
+    lang = lang or i18n.current()
     c = claim(v.claim_id)
     r = _RULES.get(v.claim_id)
-    parts = [f"**The claim as the register reads it.** {c.paraphrase}"]
-    if r is not None:
-        if r.revised:
-            parts.append(f"**Rule, revised after measuring.** It was: {r.revised}\n\n{r.markdown()}")
-        else:
-            parts.append(f"**Rule, declared before measuring.**\n{r.markdown()}")
-    basis = f" *Basis:* {BASIS_WORDS[r.basis]}." if r is not None else ""
-    parts.append(f"**Evidence.**{basis} {v.evidence}")
-    if v.strength:
-        parts.append(f"**Strength of the evidence.** {v.strength}")
-    if r is not None and r.literature is not None:
-        parts.append(r.literature.markdown(r.counted))
-    return "\n\n".join(parts)
+    with i18n.language(lang):
+        parts = [_("**The claim as the register reads it.** {text}").format(text=tr(c.paraphrase))]
+        if r is not None:
+            if r.revised:
+                parts.append(_("**Rule, revised after measuring.** It was: {old}").format(old=tr(r.revised))
+                             + f"\n\n{r.markdown()}")
+            else:
+                parts.append(_("**Rule, declared before measuring.**") + f"\n{r.markdown()}")
+        basis = _(" *Basis:* {words}.").format(words=basis_words(r.basis)) if r is not None else ""
+        parts.append(_("**Evidence.**") + f"{basis} {v.text('evidence')}")
+        if v.strength:
+            parts.append(_("**Strength of the evidence.** {text}").format(text=v.text("strength")))
+        if r is not None and r.literature is not None:
+            parts.append(r.literature.markdown(r.counted))
+        return "\n\n".join(parts)
 
 
-def verdict_markdown(v: Verdict) -> str:
+def verdict_markdown(v: Verdict, lang: str | None = None) -> str:
     """A MyST admonition a reader can pass at a glance: the verdict and the claim as its title, the
-    article's words (Chinese, the English below, the article named by title), the finding; then the
-    protocol (:func:`protocol_markdown`) collapsed in a "How this was decided" dropdown."""
+    article's words (Chinese; in the English edition the English below), the article named by title, the
+    finding; then the protocol (:func:`protocol_markdown`) collapsed in a "How this was decided" dropdown.
+    Both editions' boxes carry the class ``verdict-<outcome>`` (the drift test compares them)."""
+    lang = lang or i18n.current()
     c = claim(v.claim_id)
     r = _RULES.get(v.claim_id)
-    finding = v.finding or first_sentences(v.evidence)
-    if r is not None:  # what kind of evidence decided stays visible: a constructed "confirmed" is weaker
-        finding += f" *Evidence: {BASIS_WORDS[r.basis]}.*"
-    title = f"{_HEADS[v.verdict]} · {c.id} · {c.paraphrase}"
-    body = (f"> {c.quote}\n>\n> *{c.english}*\n>\n> — {attribution(c.id)}\n\n"
-            f"{finding}\n\n"
-            f"`````{{dropdown}} How this was decided\n:class-container: claim-protocol\n\n"
-            f"{protocol_markdown(v)}\n`````")
-    return (f"``````{{admonition}} {title}\n:class: {_STYLE[v.verdict]} claim-box\n:name: {anchor(c.id)}\n\n"
+    with i18n.language(lang):
+        finding = v.text("finding") or first_sentences(v.text("evidence"))
+        if r is not None:  # what kind of evidence decided stays visible: a constructed "confirmed" is weaker
+            finding += " " + _("*Evidence: {words}.*").format(words=basis_words(r.basis))
+        title = f"{verdict_name(v.verdict)} · {c.id} · {tr(c.paraphrase)}"
+        english = f">\n> *{c.english}*\n" if lang == "en" else ""
+        body = (f"> {c.quote}\n{english}>\n> — {attribution(c.id)}\n\n"
+                f"{finding}\n\n"
+                f"`````{{dropdown}} {_('How this was decided')}\n:class-container: claim-protocol\n\n"
+                f"{protocol_markdown(v)}\n`````")
+    kind = "verdict-" + v.verdict.replace(" ", "-")
+    return (f"``````{{admonition}} {title}\n:class: {_STYLE[v.verdict]} claim-box {kind}\n:name: {anchor(c.id)}\n\n"
             f"{body}\n``````\n")
 
 
 def show(v: Verdict, smoke: bool = False) -> None:
-    """A chapter's claim box: display it, glue ``<id>_verdict`` and each figure as ``<id>_<name>``, and
-    record the verdict for the verdicts chapter (``smoke`` marks a smoke-size run)."""
-    from IPython.display import Markdown, display
-
-    book.glue(f"{v.claim_id}_verdict", v.verdict)
+    """A chapter's claim box: display it (once per language the run writes), glue ``<id>_verdict`` and
+    each figure as ``<id>_<name>``, and record the verdict for the verdicts chapter (``smoke`` marks a
+    smoke-size run)."""
+    with i18n.language("zh"):
+        zh = str(verdict_name(v.verdict)) if "zh" in i18n.languages() else v.verdict
+    book.glue(f"{v.claim_id}_verdict", i18n.Msg(v.verdict, zh))
     for name, value in v.figures.items():
         book.glue(f"{v.claim_id}_{name}", value)
     record_verdict(v, smoke=smoke)
-    display(Markdown(verdict_markdown(v)))
+    i18n.publish({lang: ({"text/markdown": verdict_markdown(v, lang), "text/plain": v.verdict}, {})
+                  for lang in i18n.languages()})
 
 
 def verdict_store(smoke: bool) -> Path | None:
@@ -776,6 +838,7 @@ def record_verdict(v: Verdict, smoke: bool) -> Path | None:
         "evidence": v.evidence,
         "strength": v.strength,
         "finding": v.finding or first_sentences(v.evidence),
+        "texts": v.texts,  # the same evidence, finding and strength in the other languages
         "figures": {k: _plain(x) for k, x in v.figures.items()},
         "chapter": c.chapter,
         "size": "smoke" if smoke else "full",

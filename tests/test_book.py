@@ -96,7 +96,7 @@ def test_glue_refuses_a_bool():
 
 def test_result_glues_its_scalar_fields(monkeypatch):
     seen = {}
-    monkeypatch.setattr(book, "glue", lambda name, value: seen.__setitem__(name, value))
+    monkeypatch.setattr(book, "glue", lambda name, value, verbatim=False: seen.__setitem__(name, value))
 
     @dataclass
     class R(book.Result):
