@@ -345,7 +345,7 @@ def plain_decimal(x: float, digits: int = 2) -> str:
     """A number for a sentence, never in scientific notation: "exactly 0", a small value with ``digits``
     significant digits ("0.0000003", "0.00000012"), a large one with thousands separators."""
     if x == 0:
-        return "exactly 0"
+        return str(i18n._("exactly 0"))
     if abs(x) >= 1e4:
         return f"{x:,.0f}"
     if abs(x) >= 1e-3:
@@ -356,7 +356,10 @@ def plain_decimal(x: float, digits: int = 2) -> str:
 
 def device_words(device: str) -> str:
     """The processor a result was measured on, for prose: "cpu" → "the CPU", "cuda" → "the GPU"."""
-    return {"cpu": "the CPU", "cuda": "the GPU", "mps": "the Apple GPU"}.get(device, f"the {device} device")
+    from embedbook.i18n import _
+
+    words = {"cpu": _("the CPU"), "cuda": _("the GPU"), "mps": _("the Apple GPU")}
+    return words[device] if device in words else _("the {device} device").format(device=device)
 
 
 def chapter_digest(chapter: str) -> str:

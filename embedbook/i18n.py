@@ -432,7 +432,8 @@ def translate_html(markup: str) -> str:
         zh = translate_text(text)
         return m.group(0) if zh == text else ">" + html.escape(zh, quote=False) + "<"
 
-    return _CELL.sub(one, markup)
+    parts = re.split(r"(<style.*?</style>|<script.*?</script>)", markup, flags=re.S)  # CSS is not text
+    return "".join(p if p.startswith(("<style", "<script")) else _CELL.sub(one, p) for p in parts)
 
 
 def publish(bundles: dict[str, tuple[dict, dict]]) -> None:

@@ -144,11 +144,13 @@ def write(name: str, entries: list[tuple[str, str, str]], root: Path | None = No
     return path
 
 
-def update(root: Path | None = None) -> dict[str, tuple[int, int]]:
-    """Rewrite every catalog with its current units, keeping the translations of those that stay;
+def update(root: Path | None = None, names: list[str] | None = None) -> dict[str, tuple[int, int]]:
+    """Rewrite every catalog (or those in ``names``) with its current units, keeping the translations of those that stay;
     obsolete entries are dropped. Returns name → (units, untranslated)."""
     out = {}
     for name, units in catalogs(root).items():
+        if names and name not in names:
+            continue
         old = read(name, root)
         entries = [(u, k, old.get(u, {}).get("zh", "")) for u, k in units]
         write(name, entries, root)

@@ -1,6 +1,6 @@
 """The Chinese edition's catalogs (locale/zh/*.po), from the command line.
 
-    python tools/i18n.py extract              every catalog updated from the English units (new ones empty,
+    python tools/i18n.py extract [NAME...]    these catalogs (default: every one) updated from the English units (new ones empty,
                                               obsolete ones dropped, translations kept)
     python tools/i18n.py todo NAME            NAME's untranslated units as JSON {english: ""} (NAME: 08_similarity, book)
     python tools/i18n.py fill NAME FILE.json  set translations from {english: chinese}; each is checked first
@@ -24,7 +24,7 @@ def main(argv: list[str]) -> int:
         return 2
     cmd, rest = argv[0], argv[1:]
     if cmd == "extract":
-        for name, (n, missing) in translations.update().items():
+        for name, (n, missing) in translations.update(names=rest or None).items():
             print(f"{name:<16} {n:5d} units, {missing:5d} untranslated")
         return 0
     if cmd == "todo":
