@@ -2,8 +2,9 @@
 
 One gettext catalog per chapter, ``locale/zh/<chapter>.po``, holds the units of that chapter: its
 notebook's Markdown blocks and visible code comments, the ``_("...")`` templates of its notebook and of
-its experiments module, and the declared words of its claims (paraphrase, rule, sources). ``book.po``
-holds the rest: the other pages, the table of contents, and the templates of the book's own modules.
+its experiments module, and the declared words of its claims (paraphrase, rule, sources). Every other
+page has its own (``intro.po``, ``using.po``, ``api_index.po``, …), and ``book.po`` holds the table of
+contents and the templates of the book's own modules (claims, book, i18n, sphinxext).
 ``tools/i18n.py`` updates and fills them; ``tests/test_i18n.py`` holds them to the English (:func:`drift`).
 """
 
@@ -94,13 +95,18 @@ def catalogs(root: Path | None = None) -> dict[str, list[tuple[str, str]]]:
             units += module_units(module)
         units += claim_units(name)
         out[name] = units
-    shared = toc_units(root)
     for page in PAGES:
-        shared += notebook_units(root / page)
+        out[page_catalog(page)] = notebook_units(root / page)
+    shared = toc_units(root)
     for module in MODULES:
         shared += module_units(root / module)
     out[BOOK] = shared
     return {name: list(dict.fromkeys((u, k) for u, k in units if u.strip())) for name, units in out.items()}
+
+
+def page_catalog(page: str) -> str:
+    """The catalog of a page that is not a chapter: ``book/api/index.md`` → ``api_index``."""
+    return Path(page).with_suffix("").as_posix().removeprefix("book/").replace("/", "_")
 
 
 # --- the .po files -----------------------------------------------------------------------------------------
