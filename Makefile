@@ -10,6 +10,8 @@ STAMP  := $(VENV)/.installed
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 export PYTHONHASHSEED := 0
+# every run writes both editions' text (English and Chinese, embedbook.i18n); a missing Chinese raises
+export EMBEDBOOK_LANGS := en,zh
 
 .PHONY: book test check-html lab venv clean
 
@@ -26,12 +28,14 @@ test: venv
 	rm -rf _build/verdicts/smoke _build/papermill _build/papermill-second
 	$(BIN)/python -m pytest tests --ignore=tests/after_book --durations=15
 
-# every chapter at full size, two at a time (one per core) into the build's cache, then the HTML book in
-# _build/html (the build itself executes only the pages that read the chapters' results)
+# every chapter at full size, two at a time (one per core), then the pages that read their results, into the
+# build's cache, once; then the English book in _build/html and the Chinese one in _build/html/zh, both from
+# those outputs (no notebook is executed twice)
 book: venv
 	rm -rf _build/verdicts/full _build/.jupyter_cache
 	$(BIN)/embedbook execute
 	$(BIN)/jupyter-book build . -W --keep-going
+	$(BIN)/embedbook edition zh
 
 # after `make book`: every built page in headless Chromium (installed from Debian's packages if missing),
 # and the smoke-size verdicts (from `make test`) against the full-size ones where they must agree

@@ -205,29 +205,41 @@ def run_chapter(
     return out, time.perf_counter() - start
 
 
+PAGES = ("16_verdicts", "claims", "status", "using")  # notebooks that read the chapters' results, run after them
+
+
 def execute_into_cache(cache_dir: Path | None = None, timeout: int = CELL_TIMEOUT) -> dict:
-    """Execute every chapter except the verdicts chapter at full size into the jupyter-cache that the book
-    build reads (``execute_notebooks: cache`` in ``_config.yml``), one per core at a time. The cache is emptied first, so every build executes every chapter; the build then executes only
-    what reads the chapters' results (the verdicts chapter, the register, the status page).
+    """Execute every notebook of the book once, into the jupyter-cache both editions' builds read
+    (``execute_notebooks: off`` in ``_config.yml``; :mod:`embedbook.sphinxext` merges the outputs in):
+    the chapters at full size, one per core at a time, then the pages that read their results
+    (:data:`PAGES`). The cache is emptied first, so every build executes everything. Kernels write both
+    languages (``EMBEDBOOK_LANGS=en,zh``).
 
     Returns:
-        ``{"succeeded": [...], "failed": [...]}`` chapter paths; a failed chapter is executed again by the
-        build, which then stops with its traceback.
+        ``{"succeeded": [...], "failed": [...]}`` notebook paths; the build then warns about each failed
+        one (it has no outputs) and fails.
     """
     from jupyter_cache import get_cache
     from jupyter_cache.executors import load_executor
 
     base = root()
+    os.environ["EMBEDBOOK_LANGS"] = ",".join(i18n.LANGS)  # inherited by the kernels
     cache = get_cache(str(cache_dir or base / "_build" / ".jupyter_cache"))
     cache.clear_cache()
     for nb in cache.list_project_records():
         cache.remove_nb_from_project(nb.uri)
-    for name in chapters(base):
-        if name != "16_verdicts":
-            cache.add_nb_to_project(str(chapter_path(name, base)))
-    executor = load_executor("local-parallel" if (os.cpu_count() or 1) > 1 else "local-serial", cache=cache)
-    result = executor.run_and_cache(timeout=timeout)
-    return {"succeeded": list(result.succeeded), "failed": list(result.excepted) + list(result.errored)}
+    succeeded, failed = [], []
+    chapters_first = [chapter_path(n, base) for n in chapters(base) if n not in PAGES]
+    pages_after = [base / "book" / f"{n}.ipynb" for n in PAGES]
+    for group, parallel in ((chapters_first, (os.cpu_count() or 1) > 1), (pages_after, False)):
+        uris = [str(p) for p in group]
+        for uri in uris:
+            cache.add_nb_to_project(uri)
+        executor = load_executor("local-parallel" if parallel else "local-serial", cache=cache)
+        result = executor.run_and_cache(filter_uris=uris, timeout=timeout)
+        succeeded += list(result.succeeded)
+        failed += list(result.excepted) + list(result.errored)
+    return {"succeeded": succeeded, "failed": failed}
 
 
 # --- glue ----------------------------------------------------------------------------------------------

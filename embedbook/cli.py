@@ -1,4 +1,4 @@
-"""Command line: ``embedbook list | run CHAPTER [--smoke] [-p NAME=VALUE] [--out DIR] | execute | build | bench``.
+"""Command line: ``embedbook list | run CHAPTER [--smoke] [-p NAME=VALUE] [--out DIR] | execute | build | edition zh | bench``.
 
 ``list``, ``run``, ``execute`` and ``build`` need the book's chapters: run them inside a clone of the repository (or
 set ``EMBEDBOOK_ROOT``). ``bench`` needs only the package.
@@ -24,6 +24,7 @@ BOOK_MODULES = {
     "run": ("nbformat", "papermill", "ipykernel"),
     "execute": ("nbformat", "jupyter_cache", "ipykernel"),
     "build": ("nbformat", "jupyter_cache", "ipykernel", "jupyter_book"),
+    "edition": ("nbformat", "jupyter_cache", "jupyter_book"),
 }
 
 
@@ -77,14 +78,54 @@ def _run(args) -> int:
 def _execute(_args) -> int:
     result = book.execute_into_cache()
     for path in result["failed"]:
-        print(f"failed: {path} (the book build will execute it again and show the error)", file=sys.stderr)
-    print(f"executed {len(result['succeeded'])} chapters into the build's cache")
-    return 0
+        print(f"failed: {path}", file=sys.stderr)
+    print(f"executed {len(result['succeeded'])} notebooks into the build's cache, in both languages")
+    return 1 if result["failed"] else 0
 
 
 def _build(_args) -> int:
-    _execute(_args)
-    return subprocess.call(["jupyter-book", "build", str(book.root()), "-W", "--keep-going"])
+    if _execute(_args):
+        return 1
+    return subprocess.call(["jupyter-book", "build", str(book.root()), "-W", "--keep-going"]) or _edition(_args)
+
+
+def _edition(_args) -> int:
+    """Build the Chinese edition from the same executed notebooks into ``_build/html/zh``."""
+    import shutil
+
+    import yaml
+
+    from embedbook import i18n
+
+    base = book.root()
+    work = base / "_build" / "zh"
+    catalog = i18n.merged(i18n.locale_dir())
+
+    def zh(text: str) -> str:
+        if text not in catalog:
+            raise LookupError(f"no Chinese for {text!r} in locale/zh; run `python tools/i18n.py extract`")
+        return catalog[text]
+
+    config = yaml.safe_load((base / "_config.yml").read_text(encoding="utf-8"))
+    config["title"] = zh(config["title"])
+    config["html"]["extra_footer"] = zh(config["html"]["extra_footer"])
+    config["sphinx"]["config"].update({"language": "zh_CN", "embedbook_language": "zh"})
+    config["bibtex_bibfiles"] = [str(base / b) for b in config["bibtex_bibfiles"]]
+    toc = yaml.safe_load((base / "_toc.yml").read_text(encoding="utf-8"))
+    for part in toc.get("parts", []):
+        part["caption"] = zh(part["caption"])
+    work.mkdir(parents=True, exist_ok=True)
+    (work / "_config.yml").write_text(yaml.safe_dump(config, allow_unicode=True, sort_keys=False), encoding="utf-8")
+    (work / "_toc.yml").write_text(yaml.safe_dump(toc, allow_unicode=True, sort_keys=False), encoding="utf-8")
+    code = subprocess.call(["jupyter-book", "build", str(base), "--config", str(work / "_config.yml"),
+                            "--toc", str(work / "_toc.yml"), "--path-output", str(work), "-W", "--keep-going"])
+    if code:
+        return code
+    target = base / "_build" / "html" / "zh"
+    shutil.rmtree(target, ignore_errors=True)
+    shutil.copytree(work / "_build" / "html", target)
+    print(f"the Chinese edition is in {target}")
+    return 0
 
 
 def _bench(args) -> int:
@@ -156,7 +197,11 @@ def main(argv: list[str] | None = None) -> int:
     run.set_defaults(fn=_run)
     sub.add_parser("execute", help="execute every chapter at full size into the build's cache, one per core"
                    ).set_defaults(fn=_execute)
-    sub.add_parser("build", help="execute every chapter and build the HTML book").set_defaults(fn=_build)
+    sub.add_parser("build", help="execute every chapter and build the HTML book, both editions").set_defaults(fn=_build)
+    edition = sub.add_parser("edition", help="build the Chinese edition (zh) into _build/html/zh from the "
+                             "notebooks `execute` ran (after the English build)")
+    edition.add_argument("lang", choices=["zh"])
+    edition.set_defaults(fn=_edition)
     bench = sub.add_parser("bench", help="lookup speeds (quantised tables, Lookup) against F.embedding, and lookup "
                            "throughput as a fraction of a same-run memory copy")
     bench.add_argument("--sizes", type=_positive, nargs="+", default=[512, 4096, 65536], metavar="N",

@@ -12,7 +12,13 @@
    no CJK font and draws empty boxes). After the build we subset the bundled Noto Sans CJK to the
    characters the pages actually use and write it to ``_static/embedbook-cjk.otf``; the book's CSS
    (``book/_static/embedbook.css``) declares it for the CJK code-point ranges only.
-4. ``{embedbook-api} <module>``: one API page per library module — the module's docstring, a summary
+4. Two editions from one execution (:mod:`embedbook.i18n`): every notebook is read with the outputs of
+   the one execution merged in from the build's jupyter-cache (``embedbook execute`` fills it; both
+   builds have ``execute_notebooks: off``), and keeps only the outputs of its edition's language; the
+   Chinese edition (``embedbook_language = "zh"``) also replaces each Markdown block and code comment
+   by its Chinese from ``locale/zh`` (a missing one is a warning, so ``-W`` fails the build). A header
+   button on every page links to the same page in the other edition (``/`` and ``/zh/``).
+5. ``{embedbook-api} <module>``: one API page per library module — the module's docstring, a summary
    table (each public function and class, its one-line summary, links to the chapters that use it) and
    the full autodoc entries, with ``[source]`` links (``sphinx.ext.viewcode``).
 """
@@ -21,6 +27,10 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+
+from sphinx.util import logging
+
+logger = logging.getLogger(__name__)
 
 CJK = re.compile(r"[\u2e80-\u9fff\uf900-\ufaff\uff00-\uffef\u3000-\u303f]")
 FONT_NAME = "embedbook-cjk.otf"
@@ -109,6 +119,105 @@ def write_cjk_font(html_dir: Path) -> Path:
 def _write_font(app, exception) -> None:
     if exception is None and app.builder.format == "html":
         write_cjk_font(Path(app.outdir))
+
+
+# --- two editions --------------------------------------------------------------------------------------
+
+ZH_DIR = "zh"  # the Chinese edition's folder inside _build/html
+
+
+def _cache_dir() -> Path:
+    from embedbook import book
+
+    return book.root() / "_build" / ".jupyter_cache"
+
+
+def _executed(nb, docname: str):
+    """The notebook with the outputs of the book's one execution merged in (from its jupyter-cache)."""
+    from jupyter_cache import get_cache
+
+    try:
+        return get_cache(str(_cache_dir())).merge_match_into_notebook(nb)[1]
+    except KeyError:
+        logger.warning(f"{docname}: not in the build's cache ({_cache_dir()}); run `embedbook execute` first, "
+                       "which executes every notebook once for both editions")
+        return nb
+
+
+def _keep_outputs(nb, lang: str) -> None:
+    from embedbook import i18n
+
+    for cell in nb.cells:
+        if cell.cell_type != "code":
+            continue
+        kept = []
+        for out in cell.get("outputs", []):
+            meta = out.get("metadata", {})
+            tagged = meta.get(i18n.META, {}).get("lang")
+            if tagged is None or tagged == lang:
+                meta.pop(i18n.META, None)
+                kept.append(out)
+        cell.outputs = kept
+
+
+def _translator(docname: str):
+    from embedbook import i18n
+
+    catalog = i18n.merged(Path(i18n.locale_dir()))
+
+    def translate(unit: str) -> str:
+        zh = catalog.get(unit)
+        if zh is None:
+            logger.warning(f"{docname}: no Chinese for {unit[:100]!r}; run `python tools/i18n.py extract` "
+                           "and translate it in locale/zh/")
+            return unit
+        return zh
+
+    return translate
+
+
+def _edition_source(app, docname, source) -> None:
+    """Each edition reads a notebook with the one execution's outputs in its own language; the Chinese
+    edition reads its Markdown and comments in Chinese."""
+    import nbformat
+
+    from embedbook import i18n
+
+    lang = app.config.embedbook_language
+    path = Path(app.env.doc2path(docname))
+    if path.suffix == ".ipynb":
+        nb = _executed(nbformat.reads(source[0], as_version=4), docname)
+        _keep_outputs(nb, lang)
+        if lang == "zh":
+            translate = _translator(docname)
+            hidden = {"remove-input", "remove-cell"}
+            for cell in nb.cells:
+                if cell.cell_type == "markdown":
+                    cell.source = i18n.translate_markdown(cell.source, translate)
+                elif cell.cell_type == "code" and not hidden & set(cell.metadata.get("tags", [])):
+                    cell.source = i18n.translate_comments(cell.source, translate)
+        source[0] = nbformat.writes(nb)
+    elif path.suffix == ".md" and lang == "zh":
+        source[0] = i18n.translate_markdown(source[0], _translator(docname))
+
+
+def other_edition(pagename: str, lang: str) -> str:
+    """The relative URL of the same page in the other edition (the Chinese one lives in ``zh/``)."""
+    up = "../" * pagename.count("/")
+    return f"{up}{ZH_DIR}/{pagename}.html" if lang == "en" else f"../{up}{pagename}.html"
+
+
+def _language_button(app, pagename, templatename, context, doctree) -> None:
+    lang = app.config.embedbook_language
+    buttons = context.get("header_buttons")
+    if buttons is None:
+        return
+    buttons.insert(0, {
+        "type": "link", "url": other_edition(pagename, lang),
+        "text": "中文" if lang == "en" else "English",
+        "tooltip": "阅读本页的中文版" if lang == "en" else "Read this page in English",
+        "icon": "fas fa-language", "label": "language-switch-button",
+    })
 
 
 # --- API pages -------------------------------------------------------------------------------------
@@ -216,4 +325,7 @@ def setup(app):
     app.connect("env-before-read-docs", _dedupe_registered, priority=999)
     app.connect("html-page-context", _dedupe_page, priority=999)
     app.connect("build-finished", _write_font)
+    app.add_config_value("embedbook_language", "en", "env")
+    app.connect("source-read", _edition_source)
+    app.connect("html-page-context", _language_button, priority=600)  # after the theme's own buttons
     return {"parallel_read_safe": True, "parallel_write_safe": True}

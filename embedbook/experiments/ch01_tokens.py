@@ -10,9 +10,16 @@ import torch
 from embedbook import claims, data, stats, tokenize
 from embedbook.book import Result
 from embedbook.claims import CONFIRMED, CORRECTED, REFUTED
+from embedbook.i18n import _
 
-TOKENIZER_NAMES = {"gpt2": "GPT-2 BPE", "multilingual": "Whisper multilingual BPE", "wordpiece": "MiniLM WordPiece"}
+TOKENIZER_NAMES = {"gpt2": _("GPT-2 BPE"), "multilingual": _("Whisper multilingual BPE"),
+                   "wordpiece": _("MiniLM WordPiece")}
 LANGS = ("en", "de", "fr", "ru", "el", "ar", "he", "hi", "zh", "ja", "ko")  # C31's test: wordfreq's word lists
+
+
+def _data(text: str) -> str:
+    """A table cell that is data (pieces, words), shown as it is in both editions."""
+    return _("{}").format(text)
 
 
 def chinese_texts(n_lines: int) -> list[str]:
@@ -38,7 +45,8 @@ def split_table(sentence: str):
     rows = []
     for name in tokenize.TOKENIZERS:
         s = tokenize.split(sentence, name)
-        rows.append({"tokenizer": TOKENIZER_NAMES[name], "tokens": len(s.ids), "pieces": " | ".join(s.pieces)})
+        rows.append({_("tokenizer"): TOKENIZER_NAMES[name], _("tokens"): len(s.ids),
+                     _("pieces"): _data(" | ".join(s.pieces))})
     return pd.DataFrame(rows).style.hide(axis="index")
 
 
@@ -50,8 +58,8 @@ def pieces_table(words: list[str]):
     rows = []
     for w in words:
         bpe, wp = tokenize.gpt2_split(" " + w).pieces, tokenize.wordpiece_split(w).pieces
-        rows.append({"word": w, "GPT-2 BPE": " | ".join(bpe), "BPE pieces": len(bpe),
-                     "MiniLM WordPiece": " | ".join(wp), "WordPiece pieces": len(wp)})
+        rows.append({_("word"): _data(w), _("GPT-2 BPE"): _data(" | ".join(bpe)), _("BPE pieces"): len(bpe),
+                     _("MiniLM WordPiece"): _data(" | ".join(wp)), _("WordPiece pieces"): len(wp)})
     return pd.DataFrame(rows).style.hide(axis="index")
 
 
@@ -165,55 +173,58 @@ def check_c33(r: Cuts) -> claims.Verdict:
     by = {row["key"]: row for row in r.rows}
 
     def evidence(v: str) -> str:
-        per = "; ".join(
-            f"{row['tokenizer']}: {row['single']:.0%} one token, {row['merged']:.0%} merged, {row['split']:.0%} "
-            f"split" + (f", {row['unknown']:.0%} [UNK]" if row["unknown"] else "") for row in r.rows
+        per = _("; ").join(
+            _("{tokenizer}: {single:.0%} one token, {merged:.0%} merged, {split:.0%} split").format(
+                tokenizer=row["tokenizer"], single=row["single"], merged=row["merged"], split=row["split"])
+            + (_(", {unknown:.0%} [UNK]").format(unknown=row["unknown"]) if row["unknown"] else "") for row in r.rows
         )
-        head = f"Of {r.zh_chars:,} Chinese characters — {per}. "
-        eng = (
-            f"GPT-2 cut {r.en_split_share:.0%} of {r.en_words:,} running English words into pieces, "
-            f"{r.en_23_share:.0%} of those into 2–3 (at most {r.en_max_pieces}). "
-        )
-        more = lambda c: "more" if c < 1 else "fewer"  # noqa: E731
+        head = _("Of {n:,} Chinese characters — {per}. ").format(n=r.zh_chars, per=per)
+        eng = _("GPT-2 cut {split:.0%} of {n:,} running English words into pieces, {share:.0%} of those into 2–3 "
+                "(at most {most}). ").format(split=r.en_split_share, n=r.en_words, share=r.en_23_share,
+                                             most=r.en_max_pieces)
+        more = lambda c: _("more") if c < 1 else _("fewer")  # noqa: E731
         split = (
-            (f"Characters are also split into byte tokens, the article's 'smaller pieces': "
-             if r.split_share_max >= 0.01 else "Hardly any character is split into byte tokens: ")
-            + f"{r.multilingual_zh_split:.0%} of them even with Whisper's multilingual BPE, {r.gpt2_zh_split:.0%} with "
-            f"GPT-2's English one, so a Chinese text needs {more(r.gpt2_zh_chars_per_token)} tokens than it has "
-            f"characters with GPT-2's BPE ({r.gpt2_zh_chars_per_token:.2f} characters per token) and "
-            f"{more(r.multilingual_zh_chars_per_token)} with Whisper's ({r.multilingual_zh_chars_per_token:.2f}). "
+            (_("Characters are also split into byte tokens, the article's 'smaller pieces': ")
+             if r.split_share_max >= 0.01 else _("Hardly any character is split into byte tokens: "))
+            + _("{multi:.0%} of them even with Whisper's multilingual BPE, {gpt2:.0%} with GPT-2's English one, so a "
+                "Chinese text needs {more_gpt2} tokens than it has characters with GPT-2's BPE ({cpt_gpt2:.2f} "
+                "characters per token) and {more_multi} with Whisper's ({cpt_multi:.2f}). ").format(
+                multi=r.multilingual_zh_split, gpt2=r.gpt2_zh_split, more_gpt2=more(r.gpt2_zh_chars_per_token),
+                cpt_gpt2=r.gpt2_zh_chars_per_token, more_multi=more(r.multilingual_zh_chars_per_token),
+                cpt_multi=r.multilingual_zh_chars_per_token)
         )
-        ctx = (
-            f"A 32,768-token context therefore holds about {32768 * by['gpt2']['zh_chars_per_token']:,.0f} Chinese "
-            f"characters with GPT-2's BPE, {32768 * by['multilingual']['zh_chars_per_token']:,.0f} with Whisper's, and "
-            f"{32768 * by['gpt2']['en_chars_per_token']:,.0f} English characters with GPT-2's: context is counted in "
-            "tokens, and the exchange rate depends on the tokenizer and the language. "
-        )
+        ctx = _("A 32,768-token context therefore holds about {zh_gpt2:,.0f} Chinese characters with GPT-2's BPE, "
+                "{zh_multi:,.0f} with Whisper's, and {en_gpt2:,.0f} English characters with GPT-2's: context is counted "
+                "in tokens, and the exchange rate depends on the tokenizer and the language. ").format(
+            zh_gpt2=32768 * by['gpt2']['zh_chars_per_token'], zh_multi=32768 * by['multilingual']['zh_chars_per_token'],
+            en_gpt2=32768 * by['gpt2']['en_chars_per_token'])
         tail = {
-            REFUTED: "The behaviour the article describes did not occur here.",
-            CORRECTED: "Characters behave as the article says, but cut English words mostly take more than three "
-                       "pieces.",
-            CONFIRMED: "Characters are one token, merged or split, and cut English words mostly take two or three "
-                       "pieces, as the article says.",
+            REFUTED: _("The behaviour the article describes did not occur here."),
+            CORRECTED: _("Characters behave as the article says, but cut English words mostly take more than three "
+                         "pieces."),
+            CONFIRMED: _("Characters are one token, merged or split, and cut English words mostly take two or three "
+                         "pieces, as the article says."),
         }[v]
         return head + eng + split + ctx + tail
 
     figures = {k: getattr(r, k) for k in ("merged_share_max", "en_split_share", "en_23_share")}
-    strength = (
-        f"counts over {r.zh_chars:,} characters and {r.en_words:,} words with the real tokenizers; no randomness. "
+    strength = _(
+        "counts over {chars:,} characters and {words:,} words with the real tokenizers; no randomness. "
         "Rule revised after an external audit of the first build (was: corrected when even the multilingual BPE "
         "splits 5 % or more of the characters into byte tokens, a case the audit showed the article's preceding "
         "sentence already states)."
-    )
+    ).format(chars=r.zh_chars, words=r.en_words)
     def finding(v: str) -> str:
         multi = by["multilingual"]
         if v == REFUTED:
-            return (f"No tokenizer merged many Chinese characters (at most {r.merged_share_max:.0%}), or GPT-2 cut few "
-                    f"English words ({r.en_split_share:.0%}): not what the article describes.")
-        only = "" if v == CONFIRMED else "only "
-        return (f"Whisper's multilingual BPE merges {multi['merged']:.0%} of Chinese characters with neighbours and "
-                f"splits {multi['split']:.0%} into bytes; GPT-2 cuts "
-                f"{r.en_split_share:.0%} of English words, {only}{r.en_23_share:.0%} of those into two or three pieces.")
+            return _("No tokenizer merged many Chinese characters (at most {merged:.0%}), or GPT-2 cut few English "
+                     "words ({split:.0%}): not what the article describes.").format(
+                merged=r.merged_share_max, split=r.en_split_share)
+        only = "" if v == CONFIRMED else _("only ")
+        return _("Whisper's multilingual BPE merges {merged:.0%} of Chinese characters with neighbours and splits "
+                 "{split:.0%} into bytes; GPT-2 cuts {en_split:.0%} of English words, {only}{share:.0%} of those into "
+                 "two or three pieces.").format(merged=multi['merged'], split=multi['split'], en_split=r.en_split_share,
+                                                only=only, share=r.en_23_share)
 
     return claims.judge("C33", figures, evidence, strength, finding=finding)
 
@@ -279,6 +290,7 @@ class Coverage(Result):
     novel_fragment_tokens: int  # Whisper-BPE tokens of the unseen strings that are not whole characters
     novel_tokens: int
     novel_fragment_share: float
+    verbatim = ("novel_fragment_max_lang",)  # a language code, data
     novel_fragment_max_lang: str = ""  # the language with the largest such share
     novel_fragment_max_share: float = 0.0
     rows: list[dict] = field(default_factory=list)  # per language
@@ -310,13 +322,13 @@ def run_coverage(words_per_lang: int = 500, langs: tuple[str, ...] = LANGS, nove
             l_nfrag += _fragments(multi, ids)
             l_ntok += len(ids)
         for w in (novel[0], *COINED.get(lang, [])[:1]) if novel else ():
-            examples.append({"language": lang, "unseen string": w,
-                             "Whisper BPE": " | ".join(tokenize.multilingual_split(w).pieces),
-                             "MiniLM WordPiece": " | ".join(tokenize.wordpiece_split(w).pieces)})
-        rows.append({"language": lang, "frequent words": len(words), "unseen strings": len(novel),
-                     "WordPiece [UNK], frequent": l_unk, "WordPiece [UNK], unseen": l_unk_novel,
-                     "GPT-2 fragment tokens, frequent": l_frag / l_tok,
-                     "Whisper fragment tokens, unseen": l_nfrag / max(l_ntok, 1)})
+            examples.append({_("language"): lang, _("unseen string"): _data(w),
+                             _("Whisper BPE"): _data(" | ".join(tokenize.multilingual_split(w).pieces)),
+                             _("MiniLM WordPiece"): _data(" | ".join(tokenize.wordpiece_split(w).pieces))})
+        rows.append({_("language"): lang, _("frequent words"): len(words), _("unseen strings"): len(novel),
+                     _("WordPiece [UNK], frequent"): l_unk, _("WordPiece [UNK], unseen"): l_unk_novel,
+                     _("GPT-2 fragment tokens, frequent"): l_frag / l_tok,
+                     _("Whisper fragment tokens, unseen"): l_nfrag / max(l_ntok, 1)})
         for k, v in dict(fails=l_fail, unk=l_unk, unk_novel=l_unk_novel, frag=l_frag, tok=l_tok, nfrag=l_nfrag,
                          ntok=l_ntok, n=len(words), novel=len(novel)).items():
             t[k] += v
@@ -406,39 +418,39 @@ def check_c31(r: Coverage) -> claims.Verdict:
     n_all = r.n_words + r.n_novel
 
     def evidence(v: str) -> str:
-        head = (
-            f"GPT-2's and Whisper's byte-level BPEs gave back {n_all - r.bpe_failures:,} of {n_all:,} strings of "
-            f"{r.n_langs} languages ({r.n_words:,} frequent words, {r.n_novel} unseen misspellings and coinages) "
-            "exactly after encoding and decoding. "
-        )
-        coverage = (
-            f"What guarantees that is the byte base, not subwords as such: MiniLM's WordPiece, a subword vocabulary "
-            f"without a byte fallback built for English, mapped {r.wordpiece_unk_share:.1%} of the frequent words "
-            f"(worst: {worst['language']}, {worst['WordPiece [UNK], frequent']} of {worst['frequent words']}) and "
-            f"{r.wordpiece_unk_novel_share:.1%} of the unseen strings to [UNK]. "
-        )
-        pieces = (
-            f"Of Whisper's {r.novel_tokens:,} tokens for the unseen strings, {r.novel_fragment_share:.1%} are "
-            f"fragments of a character (bytes that do not decode on their own; most in {r.novel_fragment_max_lang}, "
-            f"{r.novel_fragment_max_share:.0%}); with GPT-2's English BPE, {r.fragment_share:.1%} of the frequent "
-            "words' tokens are. "
-        )
+        head = _(
+            "GPT-2's and Whisper's byte-level BPEs gave back {ok:,} of {n_all:,} strings of {n_langs} languages "
+            "({n_words:,} frequent words, {n_novel} unseen misspellings and coinages) exactly after encoding and "
+            "decoding. "
+        ).format(ok=n_all - r.bpe_failures, n_all=n_all, n_langs=r.n_langs, n_words=r.n_words, n_novel=r.n_novel)
+        coverage = _(
+            "What guarantees that is the byte base, not subwords as such: MiniLM's WordPiece, a subword vocabulary "
+            "without a byte fallback built for English, mapped {unk:.1%} of the frequent words (worst: {lang}, "
+            "{lang_unk} of {lang_n}) and {unk_novel:.1%} of the unseen strings to [UNK]. "
+        ).format(unk=r.wordpiece_unk_share, lang=worst['language'], lang_unk=worst['WordPiece [UNK], frequent'],
+                 lang_n=worst['frequent words'], unk_novel=r.wordpiece_unk_novel_share)
+        pieces = _(
+            "Of Whisper's {n:,} tokens for the unseen strings, {share:.1%} are fragments of a character (bytes that do "
+            "not decode on their own; most in {lang}, {lang_share:.0%}); with GPT-2's English BPE, {gpt2:.1%} of the "
+            "frequent words' tokens are. "
+        ).format(n=r.novel_tokens, share=r.novel_fragment_share, lang=r.novel_fragment_max_lang,
+                 lang_share=r.novel_fragment_max_share, gpt2=r.fragment_share)
         magikarp = (
-            "And a piece with an id need not have a meaningful row: Land & Bartolo (2024) find under-trained "
-            "tokens (GPT-2's ' SolidGoldMagikarp' among them) across many open LLMs, pieces the tokenizer learned "
-            "but the model almost never saw in training. "
+            _("And a piece with an id need not have a meaningful row: Land & Bartolo (2024) find under-trained "
+              "tokens (GPT-2's ' SolidGoldMagikarp' among them) across many open LLMs, pieces the tokenizer learned "
+              "but the model almost never saw in training. ")
             if claims.rule_of("C31").literature.count("undertrained_tokens") else ""
         )
         return head + coverage + pieces + magikarp + {
-            REFUTED: "Some strings did not survive the round trip: the vocabulary does not cover them.",
-            CORRECTED: "So every unseen word does become known pieces, but \"every token has a meaningful embedding\" "
-                       "does not follow. How useful vectors assembled from pieces are is C47's question.",
-            CONFIRMED: "Every unseen string became known pieces, nearly all of them whole characters or more.",
+            REFUTED: _("Some strings did not survive the round trip: the vocabulary does not cover them."),
+            CORRECTED: _("So every unseen word does become known pieces, but \"every token has a meaningful "
+                         "embedding\" does not follow. How useful vectors assembled from pieces are is C47's question."),
+            CONFIRMED: _("Every unseen string became known pieces, nearly all of them whole characters or more."),
         }[v]
 
     figures = {"bpe_failures": r.bpe_failures, "novel_fragment_share": r.novel_fragment_share}
-    strength = (
-        f"exact counts over {r.n_words:,} frequent words and {r.n_novel} unseen strings in {r.n_langs} languages; no "
+    strength = _(
+        "exact counts over {n_words:,} frequent words and {n_novel} unseen strings in {n_langs} languages; no "
         "randomness. The outcome is fixed by the instruments and the literature, not by the numbers: a byte-level "
         "BPE round-trips every string by construction (REFUTED could only come from a bug), and the 'meaningful' "
         "half is decided by the cited under-trained-token literature whatever the fragment share, which is shown "
@@ -447,17 +459,17 @@ def check_c31(r: Coverage) -> claims.Verdict:
         "first build (was: [UNK] share of an English WordPiece and GPT-2's fragment share over frequent words "
         "decided a correction). Since a later review, the under-trained-token figure is counted from the source listed below (it "
         "was a typed 1); the rule is unchanged."
-    )
+    ).format(n_words=r.n_words, n_novel=r.n_novel, n_langs=r.n_langs)
     def finding(v: str) -> str:
         if v == REFUTED:
-            return (f"A byte-level BPE failed to give back {r.bpe_failures} of {n_all:,} strings exactly: subwords did "
-                    "not cover every word here.")
-        head = (f"Byte-level BPEs gave back all {n_all:,} strings of {r.n_langs} languages exactly, so every unseen "
-                "word becomes known pieces")
+            return _("A byte-level BPE failed to give back {failed} of {n_all:,} strings exactly: subwords did not "
+                     "cover every word here.").format(failed=r.bpe_failures, n_all=n_all)
+        head = _("Byte-level BPEs gave back all {n_all:,} strings of {n_langs} languages exactly, so every unseen "
+                 "word becomes known pieces").format(n_all=n_all, n_langs=r.n_langs)
         return head + {
-            CORRECTED: "; but trained vocabularies hold under-trained tokens, so a known piece need not have a "
-                       "meaningful row.",
-            CONFIRMED: f", {r.novel_fragment_share:.0%} of them fragments of a character.",
+            CORRECTED: _("; but trained vocabularies hold under-trained tokens, so a known piece need not have a "
+                         "meaningful row."),
+            CONFIRMED: _(", {share:.0%} of them fragments of a character.").format(share=r.novel_fragment_share),
         }[v]
 
     return claims.judge("C31", figures, evidence, strength, finding=finding)
@@ -490,8 +502,8 @@ class VocabSweep(Result):
 
     def table(self) -> list[dict]:
         """One row per size (for a table)."""
-        return [{"requested V": q, "V reached": v, "held-out tokens": n, "characters per token": c,
-                 "table parameters (V·d)": p}
+        return [{_("requested V"): q, _("V reached"): v, _("held-out tokens"): n, _("characters per token"): c,
+                 _("table parameters (V·d)"): p}
                 for q, v, n, c, p in zip(self.requested, self.vocab, self.tokens, self.chars_per_token, self.table_params)]
 
 
@@ -551,40 +563,45 @@ def check_c32(r: VocabSweep) -> claims.Verdict:
     """Settle C32 from :func:`run_vocab_sweep`."""
 
     def evidence(v: str) -> str:
-        head = (
-            f"From V = {r.vocab[0]:,} to {r.vocab[-1]:,} ({r.vocab_ratio:.0f}× the ids) the held-out text went from "
-            f"{r.tokens[0]:,} to {r.tokens[-1]:,} tokens ({r.token_drop:.0%} fewer; {r.chars_per_token[0]:.1f} → "
-            f"{r.chars_per_token[-1]:.1f} characters per token), while the table grew from {r.table_params[0]:,} to "
-            f"{r.table_params[-1]:,} parameters at $d$ = {r.d}. That every table has exactly $V \\cdot d$ parameters is an "
+        head = _(
+            "From V = {v0:,} to {v1:,} ({ratio:.0f}× the ids) the held-out text went from {t0:,} to {t1:,} tokens "
+            "({drop:.0%} fewer; {c0:.1f} → {c1:.1f} characters per token), while the table grew from {p0:,} to "
+            "{p1:,} parameters at $d$ = {d}. That every table has exactly $V \\cdot d$ parameters is an "
             "arithmetic check, not evidence: nn.Embedding(V, d) is a V × d matrix by definition, so only the "
             "token counts test the claim. "
-        )
-        shape = (
-            f"On a log–log scale the token count falls with slope {r.tokens_exponent:.2f} against V, the parameters "
+        ).format(v0=r.vocab[0], v1=r.vocab[-1], ratio=r.vocab_ratio, t0=r.tokens[0], t1=r.tokens[-1],
+                 drop=r.token_drop, c0=r.chars_per_token[0], c1=r.chars_per_token[-1], p0=r.table_params[0],
+                 p1=r.table_params[-1], d=r.d)
+        shape = _(
+            "On a log–log scale the token count falls with slope {slope:.2f} against V, the parameters "
             "rise with slope 1: each doubling of the vocabulary buys fewer tokens saved than the one before, and "
             "costs the same share of parameters."
-        )
+        ).format(slope=r.tokens_exponent)
         if r.requested[-1] != r.vocab[-1]:
-            shape += (f" (The largest request, {r.requested[-1]:,}, stopped at {r.vocab[-1]:,}: this small corpus has "
-                      "no more pairs that occur twice.)")
+            shape += _(" (The largest request, {req:,}, stopped at {got:,}: this small corpus has no more pairs that "
+                       "occur twice.)").format(req=r.requested[-1], got=r.vocab[-1])
         return head + {
-            CONFIRMED: "Every step up in V gave fewer tokens. " + shape,
-            CORRECTED: f"Only {r.n_fewer} of {r.n_steps} steps up in V gave fewer tokens. " + shape,
-            REFUTED: "A larger vocabulary did not shorten the text here. " + shape,
+            CONFIRMED: _("Every step up in V gave fewer tokens. ") + shape,
+            CORRECTED: _("Only {fewer} of {steps} steps up in V gave fewer tokens. ").format(
+                fewer=r.n_fewer, steps=r.n_steps) + shape,
+            REFUTED: _("A larger vocabulary did not shorten the text here. ") + shape,
         }[v]
 
     figures = {"n_steps": r.n_steps, "n_fewer": r.n_fewer, "token_drop": r.token_drop,
                "params_exact": r.params_exact}
     def finding(v: str) -> str:
-        steps = {CONFIRMED: "every step up in V gave fewer tokens",
-                 CORRECTED: f"only {r.n_fewer} of {r.n_steps} steps up in V gave fewer tokens",
-                 REFUTED: "a larger vocabulary did not shorten the text, or a table does not have $V \\cdot d$ "
-                          "parameters"}[v]
-        return (f"From V = {r.vocab[0]:,} to {r.vocab[-1]:,} the held-out text shrank by {r.token_drop:.0%} while the "
-                f"table grew {r.table_params[-1] / r.table_params[0]:.0f}-fold; {steps}.")
+        steps = {CONFIRMED: _("every step up in V gave fewer tokens"),
+                 CORRECTED: _("only {fewer} of {steps} steps up in V gave fewer tokens").format(
+                     fewer=r.n_fewer, steps=r.n_steps),
+                 REFUTED: _("a larger vocabulary did not shorten the text, or a table does not have $V \\cdot d$ "
+                            "parameters")}[v]
+        return _("From V = {v0:,} to {v1:,} the held-out text shrank by {drop:.0%} while the table grew "
+                 "{fold:.0f}-fold; {steps}.").format(v0=r.vocab[0], v1=r.vocab[-1], drop=r.token_drop,
+                                                     fold=r.table_params[-1] / r.table_params[0], steps=steps)
 
     return claims.judge("C32", figures, evidence,
-                        strength=f"deterministic BPE training; {r.held_out_chars:,} held-out characters", finding=finding)
+                        strength=_("deterministic BPE training; {chars:,} held-out characters").format(
+                            chars=r.held_out_chars), finding=finding)
 
 
 # --- C34: do nearby ids mean nearby things? --------------------------------------------------------------
@@ -679,42 +696,45 @@ def check_c34(r: IdsVsMeaning) -> claims.Verdict:
     """Settle C34 from :func:`run_ids_vs_meaning`."""
 
     def evidence(v: str) -> str:
-        head = (
-            f"Words next to each other in id order (median gap {r.median_gap} ids) are on average {r.adjacent_cos_dist:.2f} "
-            f"apart in GloVe cosine distance, random pairs {r.random_cos_dist:.2f} ({r.n_words:,} single-token words, "
-            f"{r.n_pairs:,} random pairs); over random pairs the Spearman correlation of id distance and meaning "
-            f"distance is {r.spearman:+.2f}. "
-        )
-        freq = (
-            f"GPT-2's ids are merge ranks, and they follow frequency: the correlation of a word's id with its Zipf "
-            f"frequency is {r.spearman_id_freq:+.2f}. "
-        )
+        head = _(
+            "Words next to each other in id order (median gap {gap} ids) are on average {adjacent:.2f} apart in GloVe "
+            "cosine distance, random pairs {random:.2f} ({n_words:,} single-token words, {n_pairs:,} random pairs); "
+            "over random pairs the Spearman correlation of id distance and meaning distance is {rho:+.2f}. "
+        ).format(gap=r.median_gap, adjacent=r.adjacent_cos_dist, random=r.random_cos_dist, n_words=r.n_words,
+                 n_pairs=r.n_pairs, rho=r.spearman)
+        freq = _(
+            "GPT-2's ids are merge ranks, and they follow frequency: the correlation of a word's id with its Zipf "
+            "frequency is {rho_freq:+.2f}. "
+        ).format(rho_freq=r.spearman_id_freq)
         if abs(r.partial_spearman) < abs(r.spearman) / 2:
-            freq += (f"Holding both words' frequencies fixed, the correlation of id and meaning distance falls to "
-                     f"{r.partial_spearman:+.2f}: what ids carry is (roughly) frequency, not meaning.")
+            freq += _("Holding both words' frequencies fixed, the correlation of id and meaning distance falls to "
+                      "{partial:+.2f}: what ids carry is (roughly) frequency, not meaning.").format(
+                partial=r.partial_spearman)
         else:
-            freq += (f"Holding both words' frequencies fixed leaves {r.partial_spearman:+.2f}: frequency does not "
-                     "account for it here.")
+            freq += _("Holding both words' frequencies fixed leaves {partial:+.2f}: frequency does not account for it "
+                      "here.").format(partial=r.partial_spearman)
         return head + {
-            REFUTED: "Nearby ids are nearby meanings here, contrary to the claim. " + freq,
-            CORRECTED: "Nearby ids are not nearby meanings, but the id is not a pure name either. " + freq,
-            CONFIRMED: "Nearby ids are not nearby meanings, and id distance says next to nothing. " + freq,
+            REFUTED: _("Nearby ids are nearby meanings here, contrary to the claim. ") + freq,
+            CORRECTED: _("Nearby ids are not nearby meanings, but the id is not a pure name either. ") + freq,
+            CONFIRMED: _("Nearby ids are not nearby meanings, and id distance says next to nothing. ") + freq,
         }[v]
 
     figures = {"adjacent_ratio": r.adjacent_ratio, "spearman": r.spearman}
     def finding(v: str) -> str:
-        head = (f"Words next to each other in id order are {r.adjacent_cos_dist:.2f} apart in meaning, random pairs "
-                f"{r.random_cos_dist:.2f}")
+        head = _("Words next to each other in id order are {adjacent:.2f} apart in meaning, random pairs "
+                 "{random:.2f}").format(adjacent=r.adjacent_cos_dist, random=r.random_cos_dist)
         return head + {
-            REFUTED: ": nearby ids are nearby meanings here.",
-            CORRECTED: (f"; but id and meaning distance still correlate ({r.spearman:+.2f}), because ids follow "
-                        f"frequency ({r.spearman_id_freq:+.2f})." if abs(r.partial_spearman) < abs(r.spearman) / 2 else
-                        f"; but id and meaning distance still correlate ({r.spearman:+.2f})."),
-            CONFIRMED: f", and id distance says next to nothing about meaning ({r.spearman:+.2f}).",
+            REFUTED: _(": nearby ids are nearby meanings here."),
+            CORRECTED: (_("; but id and meaning distance still correlate ({rho:+.2f}), because ids follow frequency "
+                          "({rho_freq:+.2f}).").format(rho=r.spearman, rho_freq=r.spearman_id_freq)
+                        if abs(r.partial_spearman) < abs(r.spearman) / 2 else
+                        _("; but id and meaning distance still correlate ({rho:+.2f}).").format(rho=r.spearman)),
+            CONFIRMED: _(", and id distance says next to nothing about meaning ({rho:+.2f}).").format(rho=r.spearman),
         }[v]
 
     return claims.judge("C34", figures, evidence,
-                        strength=f"{r.n_words:,} words, {r.n_pairs:,} random pairs (one sample; the pair draw is seeded)",
+                        strength=_("{n_words:,} words, {n_pairs:,} random pairs (one sample; the pair draw is "
+                                   "seeded)").format(n_words=r.n_words, n_pairs=r.n_pairs),
                         finding=finding)
 
 
@@ -786,7 +806,7 @@ def run_assembled(tokenizer, model, words: list[str], n_words: int = 400, device
     s_cos = (stats.unit_rows(s_built) * stats.unit_rows(s_whole)).sum(1)
     unit = stats.unit_rows(whole)
     off = (unit @ unit.T)[~torch.eye(len(chosen), dtype=torch.bool)]
-    examples = [{"word": w, "pieces": " ".join(ps), "cosine": float(c), "rank": int(k) + 1}
+    examples = [{_("word"): _data(w), _("pieces"): _data(" ".join(ps)), _("cosine"): float(c), _("rank"): int(k) + 1}
                 for (w, ps), c, k in list(zip(chosen, cos, ranks))[:8]]
     n = len(chosen)
     return Assembled(
@@ -828,30 +848,33 @@ def check_c47(r: Assembled) -> claims.Verdict:
 
     def evidence(v: str) -> str:
         head = (
-            f"For {r.n_words} words the vector MiniLM builds from the pieces has the word's own vector as its nearest "
-            f"for {r.top1:.0%} of them and among the 10 nearest for {r.top10:.0%} (chance: {r.chance_top10:.1%}); the "
-            f"cosine to the word's own vector averages {r.mean_cos:.2f}, against {r.baseline_cos:.2f} between different "
-            f"words. The input table alone (each word's row against the mean of its pieces' rows) gives "
-            f"{r.static_top1:.0%} nearest and {r.static_top10:.0%} in the 10 nearest, cosine {r.static_mean_cos:.2f}: "
-            + ("the layers assemble the pieces better than averaging their rows. " if r.top1 - r.static_top1 >= 0.05
-               else "averaging the rows does as well as the layers. " if abs(r.top1 - r.static_top1) < 0.05
-               else "averaging the rows does better than the layers. ")
+            _("For {n} words the vector MiniLM builds from the pieces has the word's own vector as its nearest "
+              "for {top1:.0%} of them and among the 10 nearest for {top10:.0%} (chance: {chance:.1%}); the "
+              "cosine to the word's own vector averages {cos:.2f}, against {base:.2f} between different "
+              "words. The input table alone (each word's row against the mean of its pieces' rows) gives "
+              "{s_top1:.0%} nearest and {s_top10:.0%} in the 10 nearest, cosine {s_cos:.2f}: ").format(
+                n=r.n_words, top1=r.top1, top10=r.top10, chance=r.chance_top10, cos=r.mean_cos, base=r.baseline_cos,
+                s_top1=r.static_top1, s_top10=r.static_top10, s_cos=r.static_mean_cos)
+            + (_("the layers assemble the pieces better than averaging their rows. ") if r.top1 - r.static_top1 >= 0.05
+               else _("averaging the rows does as well as the layers. ") if abs(r.top1 - r.static_top1) < 0.05
+               else _("averaging the rows does better than the layers. "))
         )
         return head + {
-            REFUTED: "The assembled vector is not a usable stand-in here.",
-            CORRECTED: "Assembled from pieces, the vector is about as good as the word's own.",
-            CONFIRMED: "Usable, not precise, as the article says.",
-        }[v] + (" (The article's next sentence, that rare words are poorly placed, is measured in chapter 05, "
-                "claim C15.)")
+            REFUTED: _("The assembled vector is not a usable stand-in here."),
+            CORRECTED: _("Assembled from pieces, the vector is about as good as the word's own."),
+            CONFIRMED: _("Usable, not precise, as the article says."),
+        }[v] + _(" (The article's next sentence, that rare words are poorly placed, is measured in chapter 05, "
+                 "claim C15.)")
 
     def finding(v: str) -> str:
-        head = (f"Built from pieces, a word's vector has the word's own as its nearest for {r.top1:.0%} of {r.n_words} "
-                f"words and among the 10 nearest for {r.top10:.0%}")
-        return head + {REFUTED: ": not a usable stand-in.", CORRECTED: ": as good as the word's own.",
-                       CONFIRMED: ": usable, not precise."}[v]
+        head = _("Built from pieces, a word's vector has the word's own as its nearest for {top1:.0%} of {n} "
+                 "words and among the 10 nearest for {top10:.0%}").format(top1=r.top1, n=r.n_words, top10=r.top10)
+        return head + {REFUTED: _(": not a usable stand-in."), CORRECTED: _(": as good as the word's own."),
+                       CONFIRMED: _(": usable, not precise.")}[v]
 
     return claims.judge("C47", {"top1": r.top1, "top10": r.top10}, evidence,
-                        strength=f"{r.n_words} words, each ranked against all {r.n_words}; one model, no randomness",
+                        strength=_("{n} words, each ranked against all {n}; one model, no randomness").format(
+                            n=r.n_words),
                         finding=finding)
 
 

@@ -12,9 +12,10 @@ from typing import Any
 import torch
 import torch.nn.functional as F
 
-from embedbook import claims, sizing, stats
+from embedbook import claims, i18n, sizing, stats
 from embedbook.book import Result
 from embedbook.claims import CONFIRMED, CORRECTED, INCONCLUSIVE, LITERATURE, REFUTED
+from embedbook.i18n import _
 
 # The long article's tables, as printed (input data: the article's own figures).
 ARTICLE_TABLE = [  # (model as named, V, d, the article's embedding parameters in millions)
@@ -37,15 +38,36 @@ def markdown_table(rows: list[dict], columns: dict[str, tuple[str, str | Callabl
     if missing:
         raise KeyError(f"markdown_table: the rows have no {missing}; they have {sorted(rows[0])}")
 
-    def cell(value: Any, fmt: str | Callable[[Any], str]) -> str:
-        text = fmt(value) if callable(fmt) else fmt.format(value)
-        return text.replace("|", "\\|")
+    def side(text: Any, lang: str) -> Any:  # a message (_()) in ``lang``; data (names, numbers) as it is
+        return getattr(text, lang) if isinstance(text, i18n.Msg) else text
 
-    numeric = [isinstance(rows[0][key], (int, float)) for key, _ in columns.values()]
-    lines = ["| " + " | ".join(columns) + " |",
-             "|" + "|".join("---:" if n else ":---" for n in numeric) + "|"]
-    lines += ["| " + " | ".join(cell(row[key], fmt) for key, fmt in columns.values()) + " |" for row in rows]
-    return "\n".join(lines)
+    def cell(value: Any, fmt: str | Callable[[Any], str], lang: str) -> str:
+        value = side(value, lang)
+        text = side(fmt(value), lang) if callable(fmt) else fmt.format(value)
+        return str(text).replace("|", "\\|")
+
+    def header(name: str, lang: str) -> str:
+        if isinstance(name, i18n.Msg) or lang == "en":
+            return str(side(name, lang))
+        return i18n.translate_text(name)
+
+    numeric = [isinstance(rows[0][key], (int, float)) for key, _fmt in columns.values()]
+
+    def table(lang: str) -> str:
+        lines = ["| " + " | ".join(header(h, lang) for h in columns) + " |",
+                 "|" + "|".join("---:" if n else ":---" for n in numeric) + "|"]
+        lines += ["| " + " | ".join(cell(row[key], fmt, lang) for key, fmt in columns.values()) + " |"
+                  for row in rows]
+        return "\n".join(lines)
+
+    # both editions' tables: a Markdown output of this text is published in each (i18n.install)
+    return i18n.Msg(table("en"), table("zh")) if "zh" in i18n.languages() else table("en")
+
+
+def _sep(en: str) -> str:
+    """A separator of a list in a sentence, in the language being written (the Chinese edition's own
+    punctuation)."""
+    return {", ": "，", "; ": "；"}.get(en, en) if i18n.current() == "zh" else en
 
 
 # --- C05: bytes of the article's table ---------------------------------------------------------------
@@ -122,33 +144,35 @@ def check_c05(r: TableBytes) -> claims.Verdict:
     worst = max(abs(got[k] - stated[k]) / stated[k] for k in stated)
 
     def evidence(v: str) -> str:
-        head = (
-            f"32,000 × 4,096 = {r.params:,} parameters; torch gives {r.fp32_mb:,.1f} MB in fp32 and {r.fp16_mb:,.1f} MB "
-            f"in fp16 and bf16 (checked on a {r.real_rows:,}-row tensor really allocated: "
-            f"{'the same bytes per value' if r.real_matches else 'different bytes'}). "
-        )
-        units = (
-            f"In the binary units nvidia-smi and torch.cuda's memory reports use, that is {r.fp32_mib:,.0f} MiB and "
-            f"{r.fp16_mib:,.0f} MiB: the article's MB are decimal."
-        )
+        head = _(
+            "32,000 × 4,096 = {params:,} parameters; torch gives {fp32:,.1f} MB in fp32 and {fp16:,.1f} MB "
+            "in fp16 and bf16 (checked on a {rows:,}-row tensor really allocated: {same}). "
+        ).format(params=r.params, fp32=r.fp32_mb, fp16=r.fp16_mb, rows=r.real_rows,
+                 same=_("the same bytes per value") if r.real_matches else _("different bytes"))
+        units = _(
+            "In the binary units nvidia-smi and torch.cuda's memory reports use, that is {fp32:,.0f} MiB and "
+            "{fp16:,.0f} MiB: the article's MB are decimal."
+        ).format(fp32=r.fp32_mib, fp16=r.fp16_mib)
         return head + {
-            CONFIRMED: "The article's 524 MB and 262 MB are right. " + units,
-            CORRECTED: f"The article's figures are off by up to {worst:.1%}. " + units,
-            REFUTED: f"The article's figures are off by up to {worst:.1%}. " + units,
+            CONFIRMED: _("The article's 524 MB and 262 MB are right. ") + units,
+            CORRECTED: _("The article's figures are off by up to {worst:.1%}. ").format(worst=worst) + units,
+            REFUTED: _("The article's figures are off by up to {worst:.1%}. ").format(worst=worst) + units,
         }[v]
 
     def finding(v: str) -> str:
-        sizes = (f"{r.params:,} parameters: {r.fp32_mb:,.1f} MB in fp32, {r.fp16_mb:,.1f} MB in fp16 or bf16 "
-                 f"(decimal MB; {r.fp32_mib:,.0f} and {r.fp16_mib:,.0f} MiB in GPU tools' units). ")
+        sizes = _("{params:,} parameters: {fp32:,.1f} MB in fp32, {fp16:,.1f} MB in fp16 or bf16 "
+                  "(decimal MB; {fp32_mib:,.0f} and {fp16_mib:,.0f} MiB in GPU tools' units). ").format(
+            params=r.params, fp32=r.fp32_mb, fp16=r.fp16_mb, fp32_mib=r.fp32_mib, fp16_mib=r.fp16_mib)
         return sizes + {
-            CONFIRMED: f"The article's {stated['fp32']} MB and {stated['fp16']} MB are right.",
-            CORRECTED: f"The article's figures are off by up to {worst:.1%}.",
-            REFUTED: f"The article's figures do not hold: the count, torch's bytes or a size (off by up to "
-                     f"{worst:.1%}) disagrees.",
+            CONFIRMED: _("The article's {fp32} MB and {fp16} MB are right.").format(fp32=stated["fp32"],
+                                                                                  fp16=stated["fp16"]),
+            CORRECTED: _("The article's figures are off by up to {worst:.1%}.").format(worst=worst),
+            REFUTED: _("The article's figures do not hold: the count, torch's bytes or a size (off by up to "
+                       "{worst:.1%}) disagrees.").format(worst=worst),
         }[v]
 
     figures = {"params_exact": int(r.params == 131_072_000), "real_matches": r.real_matches, "worst_rel_err": worst}
-    return claims.judge("C05", figures, evidence, strength="exact arithmetic and torch's own byte counts",
+    return claims.judge("C05", figures, evidence, strength=_("exact arithmetic and torch's own byte counts"),
                         finding=finding)
 
 
@@ -220,43 +244,46 @@ def _c06(f, t):
 def check_c06(r: ArticleTable) -> claims.Verdict:
     """Settle C06 from :func:`run_article_table`."""
 
+    def misrounded(row: dict) -> str:
+        return _("{model} is {exact:.3f}M, which rounds to {rounded}M, not {printed}M").format(
+            model=row["model (article)"], exact=row["V·d (M)"], rounded=row["rounds to"], printed=row["article (M)"])
+
     def evidence(v: str) -> str:
-        text = "Recomputed: " + "; ".join(f"{row['model (article)']} {row['V']:,} × {row['d']:,} = {row['V·d']:,}"
-                                         for row in r.rows) + ". "
+        text = _("Recomputed: {rows}. ").format(rows=_sep("; ").join(
+            f"{row['model (article)']} {row['V']:,} × {row['d']:,} = {row['V·d']:,}" for row in r.rows))
         off = [row for row in r.rows if not row["rounding ok"]]
         if off:
-            text += "Mis-rounded: " + ", ".join(f"{row['model (article)']} is {row['V·d (M)']:.3f}M, which rounds to "
-                                               f"{row['rounds to']}M, not {row['article (M)']}M" for row in off) + ". "
+            text += _("Mis-rounded: {rows}. ").format(rows=_sep(", ").join(misrounded(row) for row in off))
         amb = [row for row in r.rows if row["ambiguous"]]
         if amb:
-            text += "Ambiguous, not wrong: " + ", ".join(
-                f"'{row['model (article)']}' covers models of different widths ({row['published widths']}); the row's "
-                f"d = {row['d']:,} is {row['width belongs to']}'s" for row in amb) + ". "
+            text += _("Ambiguous, not wrong: {rows}. ").format(rows=_sep(", ").join(
+                _("'{model}' covers models of different widths ({widths}); the row's d = {d:,} is {holder}'s").format(
+                    model=row["model (article)"], widths=row["published widths"], d=row["d"],
+                    holder=row["width belongs to"]) for row in amb))
             if any(row["model (article)"] == "GPT-2" for row in amb):
-                text += ("The GPT-2 paper calls its largest, 1.5B model 'GPT-2', as the row does; the Hugging Face "
-                         "checkpoint named 'gpt2' is the 124M model. ")
+                text += _("The GPT-2 paper calls its largest, 1.5B model 'GPT-2', as the row does; the Hugging Face "
+                          "checkpoint named 'gpt2' is the 124M model. ")
         return text + {
-            CONFIRMED: "Every figure is V·d rounded to 0.1M.",
-            CORRECTED: f"Every figure is within {r.worst_rel_err:.2%} of V·d: the arithmetic holds, the rounding needs "
-                       "the correction above.",
-            REFUTED: f"A figure is off by {r.worst_rel_err:.1%}.",
+            CONFIRMED: _("Every figure is V·d rounded to 0.1M."),
+            CORRECTED: _("Every figure is within {worst:.2%} of V·d: the arithmetic holds, the rounding needs "
+                         "the correction above.").format(worst=r.worst_rel_err),
+            REFUTED: _("A figure is off by {worst:.1%}.").format(worst=r.worst_rel_err),
         }[v]
 
     def finding(v: str) -> str:
         off = [row for row in r.rows if not row["rounding ok"]]
         if v == REFUTED:
-            return f"A printed figure is off $V \\times d$ by {r.worst_rel_err:.1%}."
-        text = f"All {len(r.rows)} rows are within {r.worst_rel_err:.2%} of $V \\times d$. "
+            return _("A printed figure is off $V \\times d$ by {worst:.1%}.").format(worst=r.worst_rel_err)
+        text = _("All {n} rows are within {worst:.2%} of $V \\times d$. ").format(n=len(r.rows), worst=r.worst_rel_err)
         if v == CONFIRMED:
-            return text + "Each is $V \\times d$ rounded to 0.1M."
-        return text + "But " + "; ".join(f"{row['model (article)']} is {row['V·d (M)']:.3f}M, which rounds to "
-                                         f"{row['rounds to']}M, not {row['article (M)']}M" for row in off) + "."
+            return text + _("Each is $V \\times d$ rounded to 0.1M.")
+        return text + _("But {rows}.").format(rows=_sep("; ").join(misrounded(row) for row in off))
 
     figures = {"worst_rel_err": r.worst_rel_err, "n_rounding_off": r.n_rounding_off}
     return claims.judge("C06", figures, evidence, finding=finding,
-                        strength="exact arithmetic; widths from the models' papers and released configurations. Rule "
-                        "revised after an external audit of the first build (was: corrected also for a 'mislabelled' "
-                        "GPT-2 row, which the GPT-2 paper's own naming contradicts).")
+                        strength=_("exact arithmetic; widths from the models' papers and released configurations. Rule "
+                                   "revised after an external audit of the first build (was: corrected also for a "
+                                   "'mislabelled' GPT-2 row, which the GPT-2 paper's own naming contradicts)."))
 
 
 # --- C07: what tying saves ----------------------------------------------------------------------------
@@ -321,32 +348,33 @@ def check_c07(r: TyingCount) -> claims.Verdict:
     share = r.saving / sizing.model("GPT-3 175B").params
 
     def evidence(v: str) -> str:
-        head = (
-            f"Counted from the modules: {r.untied:,} parameters untied (2Vd), {r.tied:,} tied (Vd), a saving of "
-            f"{r.saving / 1e6:,.1f}M — {share:.2%} of GPT-3's 175B. (That tying halves the count is an arithmetic "
+        head = _(
+            "Counted from the modules: {untied:,} parameters untied (2Vd), {tied:,} tied (Vd), a saving of "
+            "{saving:,.1f}M — {share:.2%} of GPT-3's 175B. (That tying halves the count is an arithmetic "
             "check of the counting, true by construction, not evidence; the claim's content is the size of the "
             "saving.) "
-        )
+        ).format(untied=r.untied, tied=r.tied, saving=r.saving / 1e6, share=share)
         return head + {
-            CONFIRMED: f"'About 600 million' is right ({err:.1%} off).",
-            CORRECTED: f"Tying halves the count, but the saving is {err:.0%} away from 600 million.",
-            REFUTED: "Tying did not halve the count.",
-        }[v] + (" (The GPT-3 paper uses GPT-2's architecture, and GPT-2's released code ties the head to the input "
-                "table.)")
+            CONFIRMED: _("'About 600 million' is right ({err:.1%} off).").format(err=err),
+            CORRECTED: _("Tying halves the count, but the saving is {err:.0%} away from 600 million.").format(err=err),
+            REFUTED: _("Tying did not halve the count."),
+        }[v] + _(" (The GPT-3 paper uses GPT-2's architecture, and GPT-2's released code ties the head to the input "
+                 "table.)")
 
     def finding(v: str) -> str:
-        counts = f"Counted on torch modules at GPT-3's size: {r.untied:,} parameters untied, {r.tied:,} tied. "
+        counts = _("Counted on torch modules at GPT-3's size: {untied:,} parameters untied, {tied:,} tied. ").format(
+            untied=r.untied, tied=r.tied)
         return counts + {
-            CONFIRMED: f"Tying saves {r.saving / 1e6:,.1f}M, {err:.1%} from the article's 'about 600 million' "
-                       f"({share:.2%} of the whole model).",
-            CORRECTED: f"Tying halves the count, but saves {r.saving / 1e6:,.1f}M, {err:.0%} away from 'about 600 "
-                       "million'.",
-            REFUTED: "Tying did not halve the count.",
+            CONFIRMED: _("Tying saves {saving:,.1f}M, {err:.1%} from the article's 'about 600 million' "
+                         "({share:.2%} of the whole model).").format(saving=r.saving / 1e6, err=err, share=share),
+            CORRECTED: _("Tying halves the count, but saves {saving:,.1f}M, {err:.0%} away from 'about 600 "
+                         "million'.").format(saving=r.saving / 1e6, err=err),
+            REFUTED: _("Tying did not halve the count."),
         }[v]
 
     return claims.judge("C07", {"ratio": r.untied / r.tied, "saving_rel_err": err}, evidence, finding=finding,
-                        strength="exact counts from torch modules (on the meta device: no memory needed); the ratio "
-                        "is an arithmetic check, the saving against 600M is what is tested")
+                        strength=_("exact counts from torch modules (on the meta device: no memory needed); the "
+                                   "ratio is an arithmetic check, the saving against 600M is what is tested"))
 
 
 # --- C19: N ≈ 12·L·d² ----------------------------------------------------------------------------------
@@ -420,39 +448,46 @@ def check_c19(r: WidthRule) -> claims.Verdict:
     """Settle C19 from :func:`run_width_rule`."""
 
     def evidence(v: str) -> str:
-        per = ", ".join(f"{_size(row['N'])} {row['error']:+.0%}" for row in r.rows)
-        head = (
-            f"A torch Transformer layer at d = {r.layer_d:,} has {r.layer_params:,} parameters, {r.layer_ratio:.4f} × 12d² "
-            f"(the rest is biases and norms): the formula is a parameter count. Against the article's rows 12·L·d² "
-            f"gives {per}. "
-        )
-        tail = (
-            f"Adding the token table (GPT-3's 50,257 ids) brings the 125M row to {r.small_err_with_table:+.0%}: what "
+        per = _sep(", ").join(f"{_size(row['N'])} {row['error']:+.0%}" for row in r.rows)
+        head = _(
+            "A torch Transformer layer at d = {d:,} has {params:,} parameters, {ratio:.4f} × 12d² "
+            "(the rest is biases and norms): the formula is a parameter count. Against the article's rows 12·L·d² "
+            "gives {per}. "
+        ).format(d=r.layer_d, params=r.layer_params, ratio=r.layer_ratio, per=per)
+        tail = _(
+            "Adding the token table (GPT-3's 50,257 ids) brings the 125M row to {err:+.0%}: what "
             "the rule leaves out matters at small N. d ≈ sqrt(N/12L) is the same count solved for d, not a scaling law "
             "that prescribes the width."
-        )
+        ).format(err=r.small_err_with_table)
         return head + {
-            CONFIRMED: f"Every row is within {r.worst_err:.0%}. " + tail,
-            CORRECTED: f"From 7B up it is within {r.worst_large_err:.0%}; the smallest model is off by "
-                       f"{abs(r.rows[0]['error']):.0%}. " + tail,
-            REFUTED: "The rule misses large models too. " + tail,
+            CONFIRMED: _("Every row is within {worst:.0%}. ").format(worst=r.worst_err) + tail,
+            CORRECTED: _("From 7B up it is within {worst_large:.0%}; the smallest model is off by "
+                         "{small:.0%}. ").format(worst_large=r.worst_large_err, small=abs(r.rows[0]["error"])) + tail,
+            REFUTED: _("The rule misses large models too. ") + tail,
         }[v]
 
     def finding(v: str) -> str:
-        layer = f"A torch layer of width {r.layer_d:,} holds {r.layer_ratio:.4f} × $12d^2$ parameters. "
+        layer = _("A torch layer of width {d:,} holds {ratio:.4f} × $12d^2$ parameters. ").format(
+            d=r.layer_d, ratio=r.layer_ratio)
         small = r.rows[0]
         return layer + {
-            CONFIRMED: f"Over the article's table $12Ld^2$ is within {r.worst_err:.0%} on every row.",
-            CORRECTED: f"Over the article's table $12Ld^2$ is within {r.worst_large_err:.0%} from 7B up, but "
-                       f"{abs(small['error']):.0%} {'short' if small['error'] < 0 else 'over'} at "
-                       f"{_size(small['N'])}, where the token table it leaves out matters.",
-            REFUTED: f"But $12Ld^2$ misses a model of 7B or more by {r.worst_large_err:.0%}."
-                     if abs(r.layer_ratio - 1) <= claims.rule_of("C19").thresholds["layer_tol"] else
-                     "But a real layer is not $12d^2$.",
+            CONFIRMED: _("Over the article's table $12Ld^2$ is within {worst:.0%} on every row.").format(
+                worst=r.worst_err),
+            CORRECTED: (_("Over the article's table $12Ld^2$ is within {worst_large:.0%} from 7B up, but "
+                          "{small:.0%} short at {size}, where the token table it leaves out matters.")
+                        if small["error"] < 0 else
+                        _("Over the article's table $12Ld^2$ is within {worst_large:.0%} from 7B up, but "
+                          "{small:.0%} over at {size}, where the token table it leaves out matters.")).format(
+                worst_large=r.worst_large_err, small=abs(small["error"]), size=_size(small["N"])),
+            REFUTED: _("But $12Ld^2$ misses a model of 7B or more by {worst_large:.0%}.").format(
+                worst_large=r.worst_large_err)
+            if abs(r.layer_ratio - 1) <= claims.rule_of("C19").thresholds["layer_tol"] else
+            _("But a real layer is not $12d^2$."),
         }[v]
 
     figures = {"layer_ratio": r.layer_ratio, "worst_large_err": r.worst_large_err, "worst_err": r.worst_err}
-    return claims.judge("C19", figures, evidence, strength="exact counts; the article's own table", finding=finding)
+    return claims.judge("C19", figures, evidence, strength=_("exact counts; the article's own table"),
+                        finding=finding)
 
 
 # --- C20: heads and the width ---------------------------------------------------------------------------
@@ -580,39 +615,46 @@ def check_c20(r: Heads) -> claims.Verdict:
     named = [sizing.model(n) for n in r.decoupled_names]
 
     def evidence(v: str) -> str:
-        head = (
-            f"{r.n_divisible} of {r.n_configs} published configurations have d divisible by the head count (4,096 / 32 = "
-            f"{sizing.head_dim(4096, 32)}), and torch.nn.MultiheadAttention {'refuses' if r.torch_refuses else 'accepts'} "
-            "d = 100 with 3 heads. "
-        )
+        head = _(
+            "{n_div} of {n} published configurations have d divisible by the head count (4,096 / 32 = "
+            "{head_dim}), and torch.nn.MultiheadAttention {refuses} d = 100 with 3 heads. "
+        ).format(n_div=r.n_divisible, n=r.n_configs, head_dim=sizing.head_dim(4096, 32),
+                 refuses=_("refuses") if r.torch_refuses else _("accepts"))
         if not named:
-            return head + "No configuration decouples the heads from d."
-        detail = ", ".join(f"{m.name}: {m.heads} × {m.attention_width // m.heads} = {m.attention_width:,} with d = {m.d:,}"
-                           for m in named)
-        return head + (
-            f"But Q, K and V are projections from d to heads × d_head, and the output projection maps back to d, so "
-            f"the two need not agree — {detail}. A hand-written attention with d = 100 and 3 heads of 32 "
-            f"{'runs' if r.decoupled_runs else 'fails'} on the same {r.decoupled_matrices} projection matrices, no "
+            return head + _("No configuration decouples the heads from d.")
+        detail = _sep(", ").join(
+            _("{name}: {heads} × {head_width} = {width:,} with d = {d:,}").format(
+                name=m.name, heads=m.heads, head_width=m.attention_width // m.heads, width=m.attention_width, d=m.d)
+            for m in named)
+        return head + _(
+            "But Q, K and V are projections from d to heads × d_head, and the output projection maps back to d, so "
+            "the two need not agree — {detail}. A hand-written attention with d = 100 and 3 heads of 32 "
+            "{runs} on the same {n_matrices} projection matrices, no "
             "extra layer: the projections just change shape (and cost in proportion to heads × d_head). "
-        ) + {CORRECTED: "Divisibility is a convention of common implementations, not a requirement.",
-             REFUTED: "Divisibility is not even the usual choice.",
-             CONFIRMED: ""}[v]
+        ).format(detail=detail, runs=_("runs") if r.decoupled_runs else _("fails"),
+                 n_matrices=r.decoupled_matrices) + {
+            CORRECTED: _("Divisibility is a convention of common implementations, not a requirement."),
+            REFUTED: _("Divisibility is not even the usual choice."),
+            CONFIRMED: ""}[v]
 
     def finding(v: str) -> str:
-        split = f"{r.n_divisible} of {r.n_configs} configurations have $d$ divisible by the head count"
+        split = _("{n_div} of {n} configurations have $d$ divisible by the head count").format(
+            n_div=r.n_divisible, n=r.n_configs)
         if v == REFUTED:
-            return split + ": not even the usual choice."
+            return split + _(": not even the usual choice.")
         if v == CONFIRMED or not named:
-            return split + ", and none uses heads that together are not $d$ wide."
+            return split + _(", and none uses heads that together are not $d$ wide.")
         m = named[0]
-        return (split + f", yet {len(named)} use heads that together are not $d$ wide ({m.name}: {m.heads} heads "
-                f"of {m.attention_width // m.heads} on $d$ = {m.d:,}), and such attention runs: a convention, not a "
-                "requirement.")
+        return split + _(
+            ", yet {n_named} use heads that together are not $d$ wide ({name}: {heads} heads "
+            "of {width} on $d$ = {d:,}), and such attention runs: a convention, not a "
+            "requirement.").format(n_named=len(named), name=m.name, heads=m.heads,
+                                   width=m.attention_width // m.heads, d=m.d)
 
     figures = {"divisible_share": r.n_divisible / r.n_configs, "decoupled_runs": r.decoupled_runs}
     return claims.judge("C20", figures, evidence, finding=finding,
-                        strength=f"{r.n_configs} published configurations (cited), the book's table and not a census; "
-                        "one forward pass")
+                        strength=_("{n} published configurations (cited), the book's table and not a census; "
+                                   "one forward pass").format(n=r.n_configs))
 
 
 # --- C27: vocabulary sizes --------------------------------------------------------------------------------

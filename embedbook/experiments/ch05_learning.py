@@ -13,8 +13,9 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from embedbook import claims, data, dynamics, lm, stats
+from embedbook import claims, data, dynamics, i18n, lm, stats
 from embedbook.book import Result
+from embedbook.i18n import _, tr
 from embedbook.claims import CONFIRMED, CORRECTED, INCONCLUSIVE, LITERATURE, REFUTED
 
 MARGIN = 0.3  # nats below the unigram baseline a trained model must reach before its runs may decide a claim
@@ -26,10 +27,50 @@ C15_ARMS: tuple[tuple[str, str, str], ...] = (
     ("adamw_unit", "adamw", "torch_default"),
     ("sgd_small", "sgd", "normal_0.02"),
 )
-C15_ARM_LABELS = {"adamw_small": "AdamW, std 0.02", "adamw_unit": "AdamW, N(0, 1)", "sgd_small": "SGD, std 0.02"}
+C15_ARM_LABELS = {"adamw_small": _("AdamW, std 0.02"), "adamw_unit": _("AdamW, N(0, 1)"),
+                  "sgd_small": _("SGD, std 0.02")}
 # Readable names of :data:`embedbook.dynamics.DRIFT_OPTIMIZERS` (figure labels, prose).
-OPTIMIZER_LABELS = {"sgd": "SGD", "sgd_momentum": "SGD + momentum", "adam": "Adam", "adamw": "AdamW",
+OPTIMIZER_LABELS = {"sgd": "SGD", "sgd_momentum": _("SGD + momentum"), "adam": "Adam", "adamw": "AdamW",
                     "sparse_adam": "SparseAdam"}
+
+
+def _here(text: str) -> str:
+    """``text`` in the language being written: a message's own side; a name that reads the same in both as it is."""
+    return str(tr(text)) if isinstance(text, i18n.Msg) else text
+
+
+def _chain(words: list[str], joint: i18n.Msg) -> str:
+    """``words`` joined pairwise by ``joint`` (``_("{first} and {last}")``), in the language being written."""
+    out = ""
+    for w in words:
+        out = _here(w) if not out else str(joint.format(first=out, last=_here(w)))
+    return out
+
+
+def _and_all(words: list[str]) -> str:
+    """``" and ".join(words)`` in the language being written."""
+    return _chain(words, _("{first} and {last}"))
+
+
+def _or_all(words: list[str]) -> str:
+    """``" or ".join(words)`` in the language being written."""
+    return _chain(words, _("{first} or {last}"))
+
+
+def _semicolons(parts) -> str:
+    """``"; ".join(parts)``, with the full-width semicolon in Chinese."""
+    return ("；" if i18n.current() == "zh" else "; ").join(str(p) for p in parts)
+
+
+def _concat(*parts: str) -> i18n.Msg:
+    """Messages (and language-neutral strings) joined into one message, both languages kept."""
+    side = lambda p, lang: getattr(p, lang) if isinstance(p, i18n.Msg) else p
+    return i18n.Msg("".join(side(p, "en") for p in parts), "".join(side(p, "zh") for p in parts))
+
+
+def _code(text: str) -> i18n.Msg:
+    """A message of the library's own (torch's error text): as it is in English, as inline code in Chinese."""
+    return i18n.Msg(text, f"`{text}`" if text else text)
 
 # --- C12: which rows one backward pass touches -----------------------------------------------------------
 
@@ -133,26 +174,31 @@ def check_c12(r: RowsTouched) -> claims.Verdict:
     d = r.drift
 
     def evidence(v: str) -> str:
-        head = (f"The gradient: one step of a small Transformer LM on a batch holding {r.in_batch} distinct ids of a "
-                f"{r.vocab:,}-row table used only as the input lookup: {r.touched_untied} rows got a non-zero gradient")
-        moved = (f"The update: over {C12_DRIFT_STEPS} steps in "
-                 f"which they were absent from every batch, {d['adamw'].absent_rows_moved} of "
-                 f"{d['adamw'].absent_rows} absent rows moved under AdamW, {d['adam'].absent_rows_moved} under Adam, "
-                 f"{d['sgd_momentum'].absent_rows_moved} under SGD with momentum, and "
-                 f"{d['sgd'].absent_rows_moved} under plain SGD and {d['sparse_adam'].absent_rows_moved} under "
-                 "SparseAdam. ")
-        tied = (f"Context, not deciding: a table that is also the output head (weight tying, which the article treats "
-                f"separately) got gradient in {r.touched_tied:,} of {r.vocab:,} rows ({r.touched_absent_tied:,} of them "
-                "absent from the batch), because the softmax scores every word of the vocabulary with the same matrix.")
+        head = _("The gradient: one step of a small Transformer LM on a batch holding {in_batch} distinct ids of a "
+                 "{vocab:,}-row table used only as the input lookup: {touched} rows got a non-zero gradient").format(
+                     in_batch=r.in_batch, vocab=r.vocab, touched=r.touched_untied)
+        moved = _("The update: over {steps} steps in which they were absent from every batch, {adamw} of {absent} "
+                  "absent rows moved under AdamW, {adam} under Adam, {sgd_momentum} under SGD with momentum, and {sgd} "
+                  "under plain SGD and {sparse_adam} under SparseAdam. ").format(
+                      steps=C12_DRIFT_STEPS, adamw=d["adamw"].absent_rows_moved, absent=d["adamw"].absent_rows,
+                      adam=d["adam"].absent_rows_moved, sgd_momentum=d["sgd_momentum"].absent_rows_moved,
+                      sgd=d["sgd"].absent_rows_moved, sparse_adam=d["sparse_adam"].absent_rows_moved)
+        tied = _("Context, not deciding: a table that is also the output head (weight tying, which the article treats "
+                 "separately) got gradient in {tied:,} of {vocab:,} rows ({absent:,} of them absent from the batch), "
+                 "because the softmax scores every word of the vocabulary with the same matrix.").format(
+                     tied=r.touched_tied, vocab=r.vocab, absent=r.touched_absent_tied)
+        exact = _(", exactly the ids in the batch and no other, as the article says. ")
         return head + {
-            CONFIRMED: ", exactly the ids in the batch and no other, as the article says. " + moved
-                       + "No absent row moved under AdamW either, so the update too stays with the batch's rows. " + tied,
-            CORRECTED: ", exactly the ids in the batch and no other, as the article says. " + moved
-                       + "So the other rows' gradient is zero, but they are not left un-updated under the optimizer "
-                       "LMs use: only plain SGD (no momentum, no weight decay) or a lazy optimizer such as SparseAdam "
-                       "updates the batch's rows alone. " + tied,
-            REFUTED: f", {r.touched_absent_untied} of them for ids absent from the batch and "
-                     f"{r.present_untouched_untied} ids in the batch without one. " + moved + tied,
+            CONFIRMED: exact + moved
+                       + _("No absent row moved under AdamW either, so the update too stays with the batch's rows. ")
+                       + tied,
+            CORRECTED: exact + moved
+                       + _("So the other rows' gradient is zero, but they are not left un-updated under the optimizer "
+                           "LMs use: only plain SGD (no momentum, no weight decay) or a lazy optimizer such as "
+                           "SparseAdam updates the batch's rows alone. ") + tied,
+            REFUTED: _(", {absent} of them for ids absent from the batch and {untouched} ids in the batch without "
+                       "one. ").format(absent=r.touched_absent_untied, untouched=r.present_untouched_untied)
+                     + moved + tied,
         }[v]
 
     figures = {"in_batch": r.in_batch, "touched_untied": r.touched_untied, "touched_absent_untied": r.touched_absent_untied,
@@ -162,25 +208,28 @@ def check_c12(r: RowsTouched) -> claims.Verdict:
                "touched_absent_tied": r.touched_absent_tied, "touched_tied": r.touched_tied, "vocab": r.vocab}
     def finding(v: str) -> str:
         if v == REFUTED:
-            return (f"One backward pass gave gradient to {r.touched_absent_untied} rows absent from the batch and left "
-                    f"{r.present_untouched_untied} rows in it without one.")
-        lazy = _join([{"sgd": "plain SGD"}.get(o, OPTIMIZER_LABELS[o]) for o, dr in d.items() if dr.absent_rows_moved == 0]) or "none"
+            return _("One backward pass gave gradient to {absent} rows absent from the batch and left {untouched} rows "
+                     "in it without one.").format(absent=r.touched_absent_untied, untouched=r.present_untouched_untied)
+        lazy = _join([_("plain SGD") if o == "sgd" else OPTIMIZER_LABELS[o] for o, dr in d.items()
+                      if dr.absent_rows_moved == 0]) or _("none")
         moved = d["adamw"].absent_rows_moved
-        update = (f"and AdamW moved none of the {d['adamw'].absent_rows} rows absent from every batch" if moved == 0
-                  else f"but AdamW then moved {moved} of {d['adamw'].absent_rows} rows absent from every batch; "
-                  f"only {lazy} left them")
-        return f"A backward pass gave gradient to exactly the {r.in_batch} rows of the batch's ids, {update}."
+        update = (_("and AdamW moved none of the {absent} rows absent from every batch").format(
+                      absent=d["adamw"].absent_rows) if moved == 0
+                  else _("but AdamW then moved {moved} of {absent} rows absent from every batch; only {lazy} left "
+                         "them").format(moved=moved, absent=d["adamw"].absent_rows, lazy=lazy))
+        return _("A backward pass gave gradient to exactly the {n} rows of the batch's ids, {update}.").format(
+            n=r.in_batch, update=update)
 
     return claims.judge(
         "C12", figures, evidence, finding=finding,
-        strength="exact: the gradient of one backward pass, read row by row, and row distances after a fixed "
+        strength=_("exact: the gradient of one backward pass, read row by row, and row distances after a fixed "
         "sequence of optimizer steps. Rule revised twice in a later review, each time after measuring. Before "
         "that review it was 'confirmed' only if a tied head also kept the gradient to the batch's rows, which a softmax "
         "head never does. A later review's first version judged the untied input lookup's gradient alone ('confirmed'). "
         "A second reading then pointed out that the article says the rows receive gradient *updates* (its figure: the "
         "other rows 不更新, not updated), so the rule now judges both halves: the gradient, and whether absent rows "
         "move under AdamW. That reading, and AdamW as the optimizer that decides, were chosen after all these "
-        "counts were known (the update counts were already in C13's box); the tied head is reported as context.")
+        "counts were known (the update counts were already in C13's box); the tied head is reported as context."))
 
 
 # --- C13: Adam, SparseAdam and rows that are not in the batch ----------------------------------------------
@@ -191,6 +240,8 @@ class Optimizers(Result):
     """What torch's optimizers do with embedding gradients: which accept the sparse gradient of
     ``nn.Embedding(sparse=True)`` and train it, dense Adam on a default (dense-gradient) table, and how far rows
     absent from the batches move under each optimizer."""
+
+    verbatim = ("adam_error", "sgd_decay_error")  # torch's own messages: data, the same in both editions
 
     adam_error: str  # the message torch.optim.Adam raises on a sparse gradient ('' if none)
     adam_refused: int  # 1 if it raised
@@ -315,27 +366,33 @@ def check_c13(r: Optimizers) -> claims.Verdict:
     d = r.drift
 
     def evidence(v: str) -> str:
-        said = f'raised "{r.adam_error}"' if r.adam_refused else "accepted it"
+        said = _('raised "{error}"').format(error=_code(r.adam_error)) if r.adam_refused else _("accepted it")
         works = [n for n, ok in (("SparseAdam", r.sparse_adam_trains), ("SGD", r.sgd_trains)) if ok]
-        head = (f"Handed the gradient of nn.Embedding(sparse=True), torch.optim.Adam {said}; "
-                f"{' and '.join(works) if works else 'neither SparseAdam nor SGD'} trained the table. ")
+        head = (_("Handed the gradient of nn.Embedding(sparse=True), torch.optim.Adam {said}; {works} trained the "
+                  "table. ").format(said=said, works=_and_all(works)) if works else
+                _("Handed the gradient of nn.Embedding(sparse=True), torch.optim.Adam {said}; neither SparseAdam nor "
+                  "SGD trained the table. ").format(said=said))
         others = [n for n in r.sparse_accepting if n not in ("SparseAdam", "SGD")]
-        extra = (f"Of the {len(r.sparse_accepting) + len(r.sparse_refusing)} optimizers in torch.optim, "
-                 f"{len(r.sparse_refusing)} refuse it"
-                 + (f" and {' and '.join(others)} also train it" if others else "")
-                 + (f"; SGD with weight decay refuses it too (\"{r.sgd_decay_error}\")" if r.sgd_decay_error else "")
-                 + ". ")
-        dense = (f"The restriction applies only when sparse gradients are asked for: a default nn.Embedding's gradient "
-                 f"is an ordinary dense tensor with zero rows, and dense Adam took its loss from "
-                 f"{r.dense_loss_before:.3f} to {r.dense_loss_after:.3f} in 20 steps. ")
-        moved = (f"What differs is what happens to rows absent from the batch: over {r.drift_steps} steps without them, "
-                 f"{d['adam'].absent_rows_moved} of {r.absent_rows} absent rows moved under Adam (mean "
-                 f"distance {d['adam'].absent_moved:.3f}, through its momentum), {d['adamw'].absent_rows_moved} under AdamW "
-                 f"(momentum and weight decay), {d['sgd_momentum'].absent_rows_moved} under SGD with momentum, and "
-                 f"{d['sparse_adam'].absent_rows_moved} under SparseAdam and {d['sgd'].absent_rows_moved} under plain SGD.")
+        extra = _("{sentence}. ").format(sentence=_concat(
+            _("Of the {n} optimizers in torch.optim, {refusing} refuse it").format(
+                n=len(r.sparse_accepting) + len(r.sparse_refusing), refusing=len(r.sparse_refusing)),
+            _(" and {others} also train it").format(others=_and_all(others)) if others else "",
+            _('; SGD with weight decay refuses it too ("{error}")').format(error=_code(r.sgd_decay_error))
+            if r.sgd_decay_error else ""))
+        dense = _("The restriction applies only when sparse gradients are asked for: a default nn.Embedding's gradient "
+                  "is an ordinary dense tensor with zero rows, and dense Adam took its loss from {before:.3f} to "
+                  "{after:.3f} in 20 steps. ").format(before=r.dense_loss_before, after=r.dense_loss_after)
+        moved = _("What differs is what happens to rows absent from the batch: over {steps} steps without them, {adam} "
+                  "of {absent} absent rows moved under Adam (mean distance {adam_distance:.3f}, through its momentum), "
+                  "{adamw} under AdamW (momentum and weight decay), {sgd_momentum} under SGD with momentum, and "
+                  "{sparse_adam} under SparseAdam and {sgd} under plain SGD.").format(
+                      steps=r.drift_steps, adam=d["adam"].absent_rows_moved, absent=r.absent_rows,
+                      adam_distance=d["adam"].absent_moved, adamw=d["adamw"].absent_rows_moved,
+                      sgd_momentum=d["sgd_momentum"].absent_rows_moved, sparse_adam=d["sparse_adam"].absent_rows_moved,
+                      sgd=d["sgd"].absent_rows_moved)
         return head + {
-            CONFIRMED: "So SparseAdam or SGD is needed for sparse gradients, as the article says. ",
-            CORRECTED: f"So only {works[0] if works else 'one of them'} is a way out here. ",
+            CONFIRMED: _("So SparseAdam or SGD is needed for sparse gradients, as the article says. "),
+            CORRECTED: _("So only {way} is a way out here. ").format(way=works[0] if works else _("one of them")),
             REFUTED: "",
         }[v] + extra + dense + moved
 
@@ -344,21 +401,24 @@ def check_c13(r: Optimizers) -> claims.Verdict:
                "adam_absent": d["adam"].absent_moved, "sparse_adam_absent": d["sparse_adam"].absent_moved}
     def finding(v: str) -> str:
         works = [n for n, ok in (("SparseAdam", r.sparse_adam_trains), ("SGD", r.sgd_trains)) if ok]
-        trains = (f"{' and '.join(works)} {'both train' if len(works) == 2 else 'trains'} such a table" if works
-                  else "neither SparseAdam nor SGD trains such a table")
-        dense = ("and Adam trains it" if r.dense_loss_after < r.dense_loss_before else "and Adam failed to train it")
-        return (f"Adam {'refuses' if r.adam_refused else 'accepts'} a sparse gradient; {trains}. But gradients are "
-                f"sparse only on request: a default table's is dense, {dense}.")
+        trains = (_("{works} both train such a table").format(works=_and_all(works)) if len(works) == 2 else
+                  _("{works} trains such a table").format(works=works[0]) if works else
+                  _("neither SparseAdam nor SGD trains such a table"))
+        dense = (_("and Adam trains it") if r.dense_loss_after < r.dense_loss_before else _("and Adam failed to train it"))
+        return (_("Adam refuses a sparse gradient; {trains}. But gradients are sparse only on request: a default "
+                  "table's is dense, {dense}.") if r.adam_refused else
+                _("Adam accepts a sparse gradient; {trains}. But gradients are sparse only on request: a default "
+                  "table's is dense, {dense}.")).format(trains=trains, dense=dense)
 
     return claims.judge(
         "C13", figures, evidence, finding=finding,
-        strength="exact: torch's own error messages and losses, and row distances after a fixed sequence of steps, "
+        strength=_("exact: torch's own error messages and losses, and row distances after a fixed sequence of steps, "
         "in the installed torch. Rule revised in a later review, after measuring: it was 'confirmed' only if "
         "dense Adam could not train a default table either, which no real torch does, so 'confirmed' was "
         "unreachable and the rule gave 'confirmed with a correction'. It now tests the sentence's two halves "
         "(Adam refuses; SparseAdam or SGD trains) in the sense of torch's message, which the sentence follows "
         "nearly word for word; the dense-gradient reading (a default table, which Adam trains) is reported "
-        "beside it, and the reading was chosen on that text with both results already known.")
+        "beside it, and the reading was chosen on that text with both results already known."))
 
 
 # --- C14: what large models are trained with, and whether sparse gradients are why ------------------------

@@ -11,6 +11,7 @@ import torch
 from embedbook import book, claims, contextual
 from embedbook.book import Result
 from embedbook.claims import CONFIRMED, CORRECTED, REFUTED
+from embedbook.i18n import _
 
 SENTENCE = "the cat sat on the mat because it was tired"
 
@@ -49,6 +50,7 @@ PARAPHRASES = [
 class QKV(Result):
     """Layer 0's attention probabilities rebuilt three ways, against the model's own."""
 
+    verbatim = ("sentence",)  # data: the sentence itself, the same in both editions
     sentence: str
     n_tokens: int
     d: int
@@ -151,29 +153,32 @@ def check_c24(r: QKV) -> claims.Verdict:
     """Settle C24 from :func:`run_qkv`."""
 
     def evidence(v: str) -> str:
-        shape = (f"W_Q, W_K and W_V are {r.d}×{r.d}, as stated, and each is used as {r.heads} heads of {r.head_dim} "
-                 f"columns" if r.square else f"the projections are not {r.d}×{r.d}")
-        head = (
-            f"Rebuilt from the weights for \"{r.sentence}\" ({r.n_tokens} tokens), layer 0's attention differs from the "
-            f"model's own by at most {small_number(r.diff_full)} in the model's form, {r.diff_no_bias:.2f} when the biases are "
-            f"dropped, and {r.diff_article:.2f} in the article's form (probabilities run from 0 to 1). {shape}. "
-        )
-        original = (f"For comparison, on a layer of the original Transformer's form (torch's encoder layer without "
-                    f"biases, fed token + position rows with no normalisation first, the same width and heads, random "
-                    f"weights) the article's form is off by at most {small_number(r.diff_original_form)}: that is "
-                    "what 'confirmed' looks like, and no trained model of that form is installed here. ")
-        installed = ("What the installed model can show: MiniLM, the one model installed, has an embedding LayerNorm "
-                     "and projection biases, so with it this rule can give only 'confirmed with a correction' or "
-                     "'refuted'; 'confirmed' would need a trained model of the original Transformer's form, and the "
-                     "comparison layer just described only illustrates that outcome, it decides nothing. ")
-        rotary = (" The article's X = embedding output plus positions (加上位置编码) does not hold for rotary models "
-                  "either (Su et al. 2021; LLaMA, Mistral, Qwen2): they add no position vector to X at all, and "
-                  "instead rotate Q and K by angles proportional to their positions inside every attention layer, "
-                  "so X is the token rows alone (chapter 2, 'Where positions come in', demonstrates this on "
-                  "MiniLM's table). This is described from the papers, not measured on a rotary model here.")
+        shape = (_("W_Q, W_K and W_V are {d}×{d}, as stated, and each is used as {heads} heads of {head_dim} "
+                   "columns").format(d=r.d, heads=r.heads, head_dim=r.head_dim) if r.square else
+                 _("the projections are not {d}×{d}").format(d=r.d))
+        head = _(
+            "Rebuilt from the weights for \"{sentence}\" ({n_tokens} tokens), layer 0's attention differs from the "
+            "model's own by at most {diff_full} in the model's form, {diff_no_bias:.2f} when the biases are "
+            "dropped, and {diff_article:.2f} in the article's form (probabilities run from 0 to 1). {shape}. "
+        ).format(sentence=r.sentence, n_tokens=r.n_tokens, diff_full=small_number(r.diff_full),
+                 diff_no_bias=r.diff_no_bias, diff_article=r.diff_article, shape=shape)
+        original = _("For comparison, on a layer of the original Transformer's form (torch's encoder layer without "
+                     "biases, fed token + position rows with no normalisation first, the same width and heads, random "
+                     "weights) the article's form is off by at most {diff}: that is "
+                     "what 'confirmed' looks like, and no trained model of that form is installed here. "
+                     ).format(diff=small_number(r.diff_original_form))
+        installed = _("What the installed model can show: MiniLM, the one model installed, has an embedding LayerNorm "
+                      "and projection biases, so with it this rule can give only 'confirmed with a correction' or "
+                      "'refuted'; 'confirmed' would need a trained model of the original Transformer's form, and the "
+                      "comparison layer just described only illustrates that outcome, it decides nothing. ")
+        rotary = _(" The article's X = embedding output plus positions (加上位置编码) does not hold for rotary models "
+                   "either (Su et al. 2021; LLaMA, Mistral, Qwen2): they add no position vector to X at all, and "
+                   "instead rotate Q and K by angles proportional to their positions inside every attention layer, "
+                   "so X is the token rows alone (chapter 2, 'Where positions come in', demonstrates this on "
+                   "MiniLM's table). This is described from the papers, not measured on a rotary model here.")
         return head + original + installed + {
-            CONFIRMED: "The article's formula reproduces the model as written.",
-            CORRECTED: (
+            CONFIRMED: _("The article's formula reproduces the model as written."),
+            CORRECTED: _(
                 "In BERT-style encoders such as this one, the formula holds once X is read as the model builds it — "
                 "token + position + segment rows, then LayerNorm — and each projection keeps its bias: "
                 "Q = X W_Qᵀ + b_Q in nn.Linear's layout. The correction is scoped to that family. The article's "
@@ -182,32 +187,35 @@ def check_c24(r: QKV) -> claims.Verdict:
                 "grouped-query attention (Ainslie et al. 2023; LLaMA-2 70B, Mistral) W_K and W_V are "
                 "d × (n_kv·d_h), narrower than d × d."
             ),
-            REFUTED: "Neither form reproduces the model's attention.",
+            REFUTED: _("Neither form reproduces the model's attention."),
         }[v] + rotary
 
     figures = {"diff_article": r.diff_article, "diff_full": r.diff_full, "square": r.square,
                "diff_no_bias": r.diff_no_bias, "diff_original_form": r.diff_original_form}
     def finding(v: str) -> str:
         if not r.square:
-            return f"The projections are not {r.d}×{r.d}, so the formula does not describe this model's layer 0."
+            return _("The projections are not {d}×{d}, so the formula does not describe this model's layer 0."
+                     ).format(d=r.d)
         return {
-            CONFIRMED: "Rebuilt from the weights, the article's formula reproduces layer 0's attention to within "
-            f"{small_number(r.diff_article)}.",
-            CORRECTED: "Layer 0's attention is rebuilt exactly (to within "
-            f"{small_number(r.diff_full)}) only when X is the LayerNorm of token, position and segment rows and each "
-            f"projection keeps its bias; the article's bare form is off by up to {r.diff_article:.2f}.",
-            REFUTED: f"Neither form rebuilds layer 0's attention: the article's is off by up to {r.diff_article:.2f}, "
-            f"the model's by up to {r.diff_full:.2f}.",
+            CONFIRMED: _("Rebuilt from the weights, the article's formula reproduces layer 0's attention to within "
+                         "{diff}.").format(diff=small_number(r.diff_article)),
+            CORRECTED: _("Layer 0's attention is rebuilt exactly (to within "
+                         "{diff}) only when X is the LayerNorm of token, position and segment rows and each "
+                         "projection keeps its bias; the article's bare form is off by up to {diff_article:.2f}."
+                         ).format(diff=small_number(r.diff_full), diff_article=r.diff_article),
+            REFUTED: _("Neither form rebuilds layer 0's attention: the article's is off by up to {diff_article:.2f}, "
+                       "the model's by up to {diff_full:.2f}.").format(diff_article=r.diff_article,
+                                                                      diff_full=r.diff_full),
         }[v]
 
-    return claims.judge("C24", figures, evidence, finding=finding, strength="exact arithmetic on the real model's weights, one "
+    return claims.judge("C24", figures, evidence, finding=finding, strength=_("exact arithmetic on the real model's weights, one "
                         "sentence; the model's own probabilities read with eager attention; one BERT-style model, so "
                         "the correction is stated for BERT-style encoders and the other families are described "
                         "from their papers, not measured (rotary models included). 'Confirmed' is reachable only for a model "
                         "of the original Transformer's form, and none is installed: with MiniLM this rule can give "
                         "only 'confirmed with a correction' or 'refuted'. The random-weight comparison layer shows "
                         "that the rebuild does reach 'confirmed' where the form allows it; it illustrates and does not "
-                        "decide (added in a later review; the rule's outcomes are unchanged)")
+                        "decide (added in a later review; the rule's outcomes are unchanged)"))
 
 
 # --- a swapped embedding table ------------------------------------------------------------------------------
@@ -226,6 +234,7 @@ class TableSwap(Result):
     seed: int
     n_pairs: int
     effects: dict[str, dict[str, float]]
+    verbatim = ("sentence",)  # data: the sentence itself, the same in both editions
 
     def extra_glue(self) -> dict:
         out = {f"{kind}_{k}": v for kind, e in self.effects.items() for k, v in e.items()}
@@ -236,15 +245,15 @@ class TableSwap(Result):
         """A sentence saying what the paraphrase accuracies of the wrong tables show, computed from them."""
         acc = [self.effects[kind]["paraphrase_acc"] for kind in ("shuffled", "random")]
         if min(acc) >= 0.75:
-            return ("So this test barely notices the wrong table. It rewards word overlap: a wrong table still gives "
-                    "the same token the same row, and paraphrases that share words still look alike. What the "
-                    "swap changes shows in the attention shifts and the final vectors, not here.")
+            return _("So this test barely notices the wrong table. It rewards word overlap: a wrong table still gives "
+                     "the same token the same row, and paraphrases that share words still look alike. What the "
+                     "swap changes shows in the attention shifts and the final vectors, not here.")
         if max(acc) <= 0.6:
-            return ("With a wrong table the paraphrases are found about as often as by chance: shared words alone "
-                    "did not carry the test, so the meaning the rows carried was needed and is lost.")
-        return ("The wrong tables lose part of the accuracy but stay above chance: shared words still make "
-                "paraphrases look alike (a wrong table gives the same token the same row), while what the rows "
-                "meant is gone.")
+            return _("With a wrong table the paraphrases are found about as often as by chance: shared words alone "
+                     "did not carry the test, so the meaning the rows carried was needed and is lost.")
+        return _("The wrong tables lose part of the accuracy but stay above chance: shared words still make "
+                 "paraphrases look alike (a wrong table gives the same token the same row), while what the rows "
+                 "meant is gone.")
 
 
 def run_table_swap(tokenizer, model, sentence: str = SENTENCE, seed: int = 0,

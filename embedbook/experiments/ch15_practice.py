@@ -15,6 +15,7 @@ from embedbook import align, claims, data, device as _device, lm, stats, word2ve
 from embedbook.book import Result
 from embedbook.claims import CONFIRMED, CORRECTED, INCONCLUSIVE, REFUTED
 from embedbook.experiments.ch04_tying import bpe_corpus
+from embedbook.i18n import _
 
 MODES = ("full", "small_lr", "frozen")  # how the input embedding is treated during fine-tuning
 
@@ -333,20 +334,25 @@ def _c30_retention(f, t) -> int:
 def summary_c30(r: FineTune) -> str:
     """One sentence with the C30 figures for the chapter's summary, worded from their signs."""
     f = _c30_figures(r)
-    better = lambda x: "better" if x > 0 else "worse"
-    more = lambda x: "more" if x > 0 else "less"
     arms = []
-    for mode, name in (("small_lr", f"the table at {r.small_mult:g}× the rate"), ("frozen", "the frozen table")):
+    for mode, name in (("small_lr", _("the table at {mult:g}× the rate").format(mult=r.small_mult)),
+                       ("frozen", _("the frozen table"))):
         g, k = f[f"{mode}_gain"], f[f"{mode}_keep"]
-        arms.append(f"{name} fitted the news {abs(g):.3f} nats {better(g)} on average (per seed "
-                    f"{f[mode + '_gain_lo']:+.3f} to {f[mode + '_gain_hi']:+.3f}) and kept {abs(k):.3f} nats "
-                    f"{more(k)} of Wikipedia ({f[mode + '_keep_lo']:+.3f} to {f[mode + '_keep_hi']:+.3f})")
+        fit = (_("{name} fitted the news {gain:.3f} nats better on average (per seed {lo:+.3f} to {hi:+.3f})")
+               if g > 0 else
+               _("{name} fitted the news {gain:.3f} nats worse on average (per seed {lo:+.3f} to {hi:+.3f})"))
+        keep = (_("kept {keep:.3f} nats more of Wikipedia ({lo:+.3f} to {hi:+.3f})") if k > 0 else
+                _("kept {keep:.3f} nats less of Wikipedia ({lo:+.3f} to {hi:+.3f})"))
+        arms.append(_("{fit} and {keep}").format(
+            fit=fit.format(name=name, gain=abs(g), lo=f[mode + "_gain_lo"], hi=f[mode + "_gain_hi"]),
+            keep=keep.format(keep=abs(k), lo=f[mode + "_keep_lo"], hi=f[mode + "_keep_hi"])))
     lo, hi = f["full_forget_lo"], f["full_forget_hi"]
-    moved = (f"raised the Wikipedia loss by {lo:.3f} to {hi:.3f} nats" if lo > 0 else
-             f"lowered the Wikipedia loss by {-hi:.3f} to {-lo:.3f} nats" if hi < 0 else
-             f"changed the Wikipedia loss by {lo:+.3f} to {hi:+.3f} nats")
-    seeds = f"{r.n_seeds} seeds" if r.n_seeds != 1 else "one seed"
-    return f"Over {seeds}, full fine-tuning {moved}; against it, {arms[0]}, and {arms[1]}."
+    moved = (_("raised the Wikipedia loss by {lo:.3f} to {hi:.3f} nats").format(lo=lo, hi=hi) if lo > 0 else
+             _("lowered the Wikipedia loss by {lo:.3f} to {hi:.3f} nats").format(lo=-hi, hi=-lo) if hi < 0 else
+             _("changed the Wikipedia loss by {lo:+.3f} to {hi:+.3f} nats").format(lo=lo, hi=hi))
+    seeds = _("{n} seeds").format(n=r.n_seeds) if r.n_seeds != 1 else _("one seed")
+    return _("Over {seeds}, full fine-tuning {moved}; against it, {slowed}, and {frozen}.").format(
+        seeds=seeds, moved=moved, slowed=arms[0], frozen=arms[1])
 
 
 @claims.check("C30")
@@ -360,75 +366,88 @@ def check_c30(r: FineTune) -> claims.Verdict:
     premise = f["full_forget_lo"] >= t["min_forgetting"]
 
     def evidence(v: str) -> str:
-        head = (
-            f"Fine-tuned on {r.target_tokens:,} news tokens, the models reach a target perplexity of "
-            f"{ppl['full']:.1f} with the embedding trained fully, {ppl['small_lr']:.1f} at {r.small_mult:g}× its "
-            f"learning rate and {ppl['frozen']:.1f} frozen (mean of {r.n_seeds} seeds; per-seed gain over full "
-            f"fine-tuning {f['small_lr_gain_lo']:+.3f} to {f['small_lr_gain_hi']:+.3f} and {f['frozen_gain_lo']:+.3f} "
-            f"to {f['frozen_gain_hi']:+.3f} nats). On the source domain the loss changed by {forget['full']:+.3f}, "
-            f"{forget['small_lr']:+.3f} and {forget['frozen']:+.3f} nats during fine-tuning (a rise is forgetting; a "
+        head = _(
+            "Fine-tuned on {target_tokens:,} news tokens, the models reach a target perplexity of "
+            "{ppl_full:.1f} with the embedding trained fully, {ppl_small:.1f} at {mult:g}× its "
+            "learning rate and {ppl_frozen:.1f} frozen (mean of {n_seeds} seeds; per-seed gain over full "
+            "fine-tuning {small_lo:+.3f} to {small_hi:+.3f} and {frozen_lo:+.3f} "
+            "to {frozen_hi:+.3f} nats). On the source domain the loss changed by {forget_full:+.3f}, "
+            "{forget_small:+.3f} and {forget_frozen:+.3f} nats during fine-tuning (a rise is forgetting; a "
             "fall means the news helped on Wikipedia too). "
-        )
-        fit = {1: "slowing or freezing the embedding fitted the news better on every seed",
-               -1: "full fine-tuning fitted the news better than both on every seed",
-               0: "the difference in fit to the news stays inside the seed spread"}[_c30_target(f, t)]
-        kept = ({1: "slowing or freezing the embedding kept more of Wikipedia on every seed",
-                 -1: "neither kept measurably more of Wikipedia on any seed",
-                 0: "what they kept of Wikipedia differs inside the seed spread"}[_c30_retention(f, t)] if premise else
-                f"full fine-tuning raised the Wikipedia loss by less than {t['min_forgetting']:g} nats on some seed "
-                f"(per seed {f['full_forget_lo']:+.3f} to {f['full_forget_hi']:+.3f}), so there was nothing to keep "
-                "and this reading cannot be tested")
-        readings = f"Read as a better fit to the new data, {fit}; read as keeping what pre-training learned, {kept}. "
-        untested = ("The article's 'especially when the data differ much from pre-training' was not varied: one "
-                    "source and one target domain.")
+        ).format(target_tokens=r.target_tokens, ppl_full=ppl["full"], ppl_small=ppl["small_lr"], mult=r.small_mult,
+                 ppl_frozen=ppl["frozen"], n_seeds=r.n_seeds, small_lo=f["small_lr_gain_lo"],
+                 small_hi=f["small_lr_gain_hi"], frozen_lo=f["frozen_gain_lo"], frozen_hi=f["frozen_gain_hi"],
+                 forget_full=forget["full"], forget_small=forget["small_lr"], forget_frozen=forget["frozen"])
+        fit = {1: _("slowing or freezing the embedding fitted the news better on every seed"),
+               -1: _("full fine-tuning fitted the news better than both on every seed"),
+               0: _("the difference in fit to the news stays inside the seed spread")}[_c30_target(f, t)]
+        kept = ({1: _("slowing or freezing the embedding kept more of Wikipedia on every seed"),
+                 -1: _("neither kept measurably more of Wikipedia on any seed"),
+                 0: _("what they kept of Wikipedia differs inside the seed spread")}[_c30_retention(f, t)] if premise
+                else _("full fine-tuning raised the Wikipedia loss by less than {min_forgetting:g} nats on some seed "
+                       "(per seed {lo:+.3f} to {hi:+.3f}), so there was nothing to keep "
+                       "and this reading cannot be tested").format(
+                    min_forgetting=t["min_forgetting"], lo=f["full_forget_lo"], hi=f["full_forget_hi"]))
+        readings = _("Read as a better fit to the new data, {fit}; read as keeping what pre-training learned, "
+                     "{kept}. ").format(fit=fit, kept=kept)
+        untested = _("The article's 'especially when the data differ much from pre-training' was not varied: one "
+                     "source and one target domain.")
         tail = {
-            CONFIRMED: readings + "The practice buys something here, and the other reading does not say the "
-            "opposite. " + untested,
-            REFUTED: readings + "Neither practice bought anything measurable here. " + untested,
-            INCONCLUSIVE: ("These runs are too weak to judge (see the strength). " if not strong else readings + (
-                "The two readings point opposite ways, and the article does not say which one its advice is for "
-                "(ULMFiT lowers the lower layers' rates to avoid forgetting: Howard & Ruder 2018), so the rule "
-                "declares neither. " if {_c30_target(f, t), _c30_retention(f, t)} == {1, -1} else
-                "Nothing stands out from the seed spread. ")) + untested,
+            CONFIRMED: readings + _("The practice buys something here, and the other reading does not say the "
+                                    "opposite. ") + untested,
+            REFUTED: readings + _("Neither practice bought anything measurable here. ") + untested,
+            INCONCLUSIVE: (_("These runs are too weak to judge (see the strength). ") if not strong else readings + (
+                _("The two readings point opposite ways, and the article does not say which one its advice is for "
+                  "(ULMFiT lowers the lower layers' rates to avoid forgetting: Howard & Ruder 2018), so the rule "
+                  "declares neither. ") if {_c30_target(f, t), _c30_retention(f, t)} == {1, -1} else
+                _("Nothing stands out from the seed spread. "))) + untested,
         }[v]
         return head + tail
 
     plateaus = sum(p.plateau for p in r.pre) + sum(t.plateau for t in r.tuned)
-    strength = (
-        f"{r.n_seeds} seeds, each repeating pre-training and fine-tuning; {plateaus} of {len(r.pre) + len(r.tuned)} "
-        f"runs stopped on a plateau (best weights kept); every model at least {f['margin']:.2f} nats below its unigram "
-        f"model (declared margin 0.3); whole validation parts scored ({r.n_source_val:,} source and "
-        f"{r.n_target_val:,} target tokens); pre-training on {r.source_tokens:,} tokens, "
-        f"{r.source_tokens / r.target_tokens:.0f}× the fine-tuning data, into a {r.n_layers}-layer model of width "
-        f"{r.d_model}, where the input table is a large share of the trainable parameters (so freezing it keeps much "
+    strength = _(
+        "{n_seeds} seeds, each repeating pre-training and fine-tuning; {plateaus} of {n_runs} "
+        "runs stopped on a plateau (best weights kept); every model at least {margin:.2f} nats below its unigram "
+        "model (declared margin 0.3); whole validation parts scored ({n_source_val:,} source and "
+        "{n_target_val:,} target tokens); pre-training on {source_tokens:,} tokens, "
+        "{ratio:.0f}× the fine-tuning data, into a {n_layers}-layer model of width "
+        "{d_model}, where the input table is a large share of the trainable parameters (so freezing it keeps much "
         "of the model as it was). Pre-training was raised from 32,000 to 256,000 tokens in the previous round, so "
         "that fine-tuning has pre-trained knowledge to damage (at 32,000 the source loss fell in every arm)."
-    )
+    ).format(n_seeds=r.n_seeds, plateaus=plateaus, n_runs=len(r.pre) + len(r.tuned), margin=f["margin"],
+             n_source_val=r.n_source_val, n_target_val=r.n_target_val, source_tokens=r.source_tokens,
+             ratio=r.source_tokens / r.target_tokens, n_layers=r.n_layers, d_model=r.d_model)
 
     def finding(v: str) -> str:
         target, kept = _c30_target(f, t), _c30_retention(f, t)
+        seeds = (_("{n} seeds") if r.n_seeds != 1 else _("{n} seed")).format(n=r.n_seeds)
         if not strong:
-            return (f"These runs are too weak to judge: {r.n_seeds} seed{'s' if r.n_seeds != 1 else ''} (the rule "
-                    f"asks for {t['min_seeds']}), {plateaus} of {len(r.pre) + len(r.tuned)} runs stopped on a plateau, "
-                    "and the weakest model sits " + (f"{f['margin']:.2f} nats below" if f["margin"] >= 0 else
-                                                     f"{-f['margin']:.2f} nats above") + " its unigram model's loss.")
-        names = {"small_lr": "a slowed", "frozen": "a frozen"}
+            weak = (_("These runs are too weak to judge: {seeds} (the rule asks for {min_seeds}), {plateaus} of "
+                      "{n_runs} runs stopped on a plateau, and the weakest model sits {margin:.2f} nats below its "
+                      "unigram model's loss.") if f["margin"] >= 0 else
+                    _("These runs are too weak to judge: {seeds} (the rule asks for {min_seeds}), {plateaus} of "
+                      "{n_runs} runs stopped on a plateau, and the weakest model sits {margin:.2f} nats above its "
+                      "unigram model's loss."))
+            return weak.format(seeds=seeds, min_seeds=t["min_seeds"], plateaus=plateaus,
+                               n_runs=len(r.pre) + len(r.tuned), margin=abs(f["margin"]))
+        names = {"small_lr": _("a slowed table"), "frozen": _("a frozen table")}
         fit_arm = max(("small_lr", "frozen"), key=lambda m: f[f"{m}_gain_lo"])
         keep_arm = max(("small_lr", "frozen"), key=lambda m: f[f"{m}_keep_lo"])
-        fit = {1: f"{names[fit_arm]} table fitted the news better on every seed ({f[fit_arm + '_gain']:.3f} nats "
-                  "on average)",
-               -1: "full fine-tuning fitted the news best on every seed (by at least "
-                   f"{min(-f['small_lr_gain'], -f['frozen_gain']):.3f} nats on average)",
-               0: "the fit to the news differed inside the seed spread"}[target]
-        keep = ({1: f"{names[keep_arm]} table kept more of Wikipedia on every seed ({f[keep_arm + '_keep']:.3f} "
-                    "nats on average)",
-                 -1: "neither kept measurably more of Wikipedia on any seed",
-                 0: "what they kept of Wikipedia differed inside the seed spread"}[kept] if premise else
-                "full fine-tuning did not clearly raise the Wikipedia loss, so there was nothing to keep")
-        close = {CONFIRMED: "the practice buys something here.", REFUTED: "neither practice bought anything here.",
-                 INCONCLUSIVE: "the two readings point opposite ways." if {target, kept} == {1, -1}
-                 else "nothing stands out from the seed spread."}[v]
-        return f"Over {r.n_seeds} seed{'s' if r.n_seeds != 1 else ''}, {fit}; {keep}: {close}"
+        fit = {1: _("{table} fitted the news better on every seed ({gain:.3f} nats on average)").format(
+                  table=names[fit_arm], gain=f[fit_arm + "_gain"]),
+               -1: _("full fine-tuning fitted the news best on every seed (by at least {gain:.3f} nats on "
+                     "average)").format(gain=min(-f["small_lr_gain"], -f["frozen_gain"])),
+               0: _("the fit to the news differed inside the seed spread")}[target]
+        keep = ({1: _("{table} kept more of Wikipedia on every seed ({keep:.3f} nats on average)").format(
+                     table=names[keep_arm], keep=f[keep_arm + "_keep"]),
+                 -1: _("neither kept measurably more of Wikipedia on any seed"),
+                 0: _("what they kept of Wikipedia differed inside the seed spread")}[kept] if premise else
+                _("full fine-tuning did not clearly raise the Wikipedia loss, so there was nothing to keep"))
+        close = {CONFIRMED: _("the practice buys something here."),
+                 REFUTED: _("neither practice bought anything here."),
+                 INCONCLUSIVE: _("the two readings point opposite ways.") if {target, kept} == {1, -1}
+                 else _("nothing stands out from the seed spread.")}[v]
+        return _("Over {seeds}, {fit}; {keep}: {close}").format(seeds=seeds, fit=fit, keep=keep, close=close)
 
     return claims.judge("C30", f, evidence, strength, finding=finding)
 
@@ -472,7 +491,9 @@ class CrossLingual(Result):
         ``misses`` whose is not, in fold order: ``(Chinese, gold, the 5 nearest joined, "yes"/"no")``."""
         found = [e for e in self.top5 if e[3]][:hits]
         missed = [e for e in self.top5 if not e[3]][:misses]
-        return [(z, g, ", ".join(top), "yes" if hit else "no") for z, g, top, hit in found + missed]
+        # the nearest words are data: the same in both editions (``_("{nearest}")`` passes them through)
+        return [(z, g, _("{nearest}").format(nearest=", ".join(top)), _("yes") if hit else _("no"))
+                for z, g, top, hit in found + missed]
 
     def examples(self) -> list[tuple[str, str, str]]:
         """Held-out ``(Chinese, gold English, best English guess after the map)`` triples from every fold."""
@@ -641,55 +662,67 @@ def check_c48(r: CrossLingual) -> claims.Verdict:
     f = {"lit_parallel_against": lit.count("parallel_improves", claims.CONTRADICTS), "k": r.k, "p5_before": r.p5_before, "p5_after_lo": min(after), "p5_after_hi": max(after), "gain_lo": gains.lo,
          "p1_after": r.p1_after, "p5_after": r.p5_after, "cos_before": r.cos_before, "cos_after": r.cos_after}
     map_works = r.k >= t["min_folds"] and min(after) >= t["works_min"] and gains.lo > 0
-    measured = (
-        f"Measured here, in a different setting (two separately trained models, so the spaces are unaligned by "
-        f"construction): Chinese skip-gram vectors from People's Daily ({r.zh_tokens:,} tokens) and English GloVe "
-        f"retrieve a held-out translation among the 5 nearest of {r.n_candidates:,} English words for "
-        f"{r.p5_before:.1%} of pairs (mean cosine of translation pairs {r.cos_before:+.3f}); a rotation fitted on about "
-        f"{r.fit_pairs()} dictionary pairs, no parallel text, gives {min(after):.1%}–{max(after):.1%} over {r.k} "
-        f"folds (precision@1 {r.p1_after:.1%}), against {r.p5_shuffled:.1%} fitted on shuffled pairs: "
-        + ("post-hoc alignment works without a parallel corpus (Mikolov et al. 2013; Smith et al. 2017)."
-           if map_works else
-           f"that does not reach {t['works_min']:.0%} in every fold above the control, so post-hoc alignment is not "
-           "shown to work here.")
-    )
+
+    def measured() -> str:
+        head = _(
+            "Measured here, in a different setting (two separately trained models, so the spaces are unaligned by "
+            "construction): Chinese skip-gram vectors from People's Daily ({zh_tokens:,} tokens) and English GloVe "
+            "retrieve a held-out translation among the 5 nearest of {n_candidates:,} English words for "
+            "{p5_before:.1%} of pairs (mean cosine of translation pairs {cos_before:+.3f}); a rotation fitted on about "
+            "{fit_pairs} dictionary pairs, no parallel text, gives {lo:.1%}–{hi:.1%} over {k} "
+            "folds (precision@1 {p1_after:.1%}), against {p5_shuffled:.1%} fitted on shuffled pairs: "
+        ).format(zh_tokens=r.zh_tokens, n_candidates=r.n_candidates, p5_before=r.p5_before, cos_before=r.cos_before,
+                 fit_pairs=r.fit_pairs(), lo=min(after), hi=max(after), k=r.k, p1_after=r.p1_after,
+                 p5_shuffled=r.p5_shuffled)
+        tail = (_("post-hoc alignment works without a parallel corpus (Mikolov et al. 2013; Smith et al. 2017).")
+                if map_works else
+                _("that does not reach {works_min:.0%} in every fold above the control, so post-hoc alignment is not "
+                  "shown to work here.").format(works_min=t["works_min"]))
+        return head + tail
 
     def evidence(v: str) -> str:
+        helps = (_("The article is right that parallel data helps: translation language modelling on parallel "
+                   "sentences improves cross-lingual transfer (Conneau & Lample 2019; Cao et al. 2020), though not "
+                   "robustly once runs are repeated over seeds (Wu & Dredze 2020).")
+                 if f["lit_parallel_against"] else
+                 _("The article is right that parallel data helps: translation language modelling on parallel "
+                   "sentences improves cross-lingual transfer (Conneau & Lample 2019; Cao et al. 2020)."))
         lit = {
-            CORRECTED: "The article is right that parallel data helps: translation language modelling on parallel "
-            "sentences improves cross-lingual transfer (Conneau & Lample 2019; Cao et al. 2020)"
-            + (", though not robustly once runs are repeated over seeds (Wu & Dredze 2020)"
-               if f["lit_parallel_against"] else "") + ". But alignment does not depend on it: "
-            "multilingual BERT, trained with no parallel data, transfers across languages and scripts and finds "
-            "translation pairs (Pires et al. 2019; Wu & Dredze 2019), and jointly trained models align without even a "
-            "shared vocabulary, given shared upper layers (Conneau et al. 2020). The alignment is partial: transfer is "
-            "weaker between distant languages (Pires et al. 2019). ",
-            REFUTED: "No cited study finds that parallel data improves alignment, and alignment arises without it. ",
-            CONFIRMED: "No cited study finds alignment without parallel data, and a dictionary does not bring the "
-            "spaces together. ",
-            INCONCLUSIVE: "Neither the cited studies nor the measurement settle whether alignment needs parallel data. ",
+            CORRECTED: helps + _(" But alignment does not depend on it: "
+                                 "multilingual BERT, trained with no parallel data, transfers across languages and "
+                                 "scripts and finds translation pairs (Pires et al. 2019; Wu & Dredze 2019), and "
+                                 "jointly trained models align without even a shared vocabulary, given shared upper "
+                                 "layers (Conneau et al. 2020). The alignment is partial: transfer is weaker between "
+                                 "distant languages (Pires et al. 2019). "),
+            REFUTED: _("No cited study finds that parallel data improves alignment, and alignment arises without it. "),
+            CONFIRMED: _("No cited study finds alignment without parallel data, and a dictionary does not bring the "
+                         "spaces together. "),
+            INCONCLUSIVE: _("Neither the cited studies nor the measurement settle whether alignment needs parallel "
+                            "data. "),
         }[v]
-        return lit + measured
+        return lit + measured()
 
-    strength = (
+    strength = _(
         "Basis: literature for the article's setting, one multilingual model's space (the cited studies of jointly "
         "trained models with and without parallel data); the miniature measures only "
-        f"post-hoc alignment of separately trained models: {r.k}-fold cross-validation over {r.n_usable} usable "
-        f"dictionary pairs (each held out once), {r.n_candidates:,} candidates (chance precision@5 "
-        f"{5 / r.n_candidates:.3%}), a shuffled-pairs control, one Chinese model (deterministic: one worker, seed 0). "
+        "post-hoc alignment of separately trained models: {k}-fold cross-validation over {n_usable} usable "
+        "dictionary pairs (each held out once), {n_candidates:,} candidates (chance precision@5 "
+        "{chance:.3%}), a shuffled-pairs control, one Chinese model (deterministic: one worker, seed 0). "
         "Rule revised after an external audit of the first build (was: decided on the two separate models alone, "
-        "where 'unaligned before the map' holds by construction and the refutation could not occur). Since a later review, the "
-        "literature counts come from the source list (they were typed), with Cao et al. (2020) and Wu & Dredze "
-        "(2020) added; the rule is unchanged."
-    )
+        "where 'unaligned before the map' holds by construction and the refutation could not occur). Since a later "
+        "review, the literature counts come from the source list (they were typed), with Cao et al. (2020) and Wu & "
+        "Dredze (2020) added; the rule is unchanged."
+    ).format(k=r.k, n_usable=r.n_usable, n_candidates=r.n_candidates, chance=5 / r.n_candidates)
+
     def finding(v: str) -> str:
-        lead = {CORRECTED: "Parallel data helps but is not needed: the cited studies find multilingual models "
-                "aligned without it.",
-                REFUTED: "The cited studies find alignment without parallel data, and none finds that it helps.",
-                CONFIRMED: "No cited study finds alignment without parallel data.",
-                INCONCLUSIVE: "Neither the cited studies nor the measurement settle it."}[v]
-        return (f"{lead} Here a rotation fitted on about {r.fit_pairs()} dictionary pairs, no parallel text, puts "
-                f"{r.p5_after:.1%} of held-out translations among the 5 nearest English words (shuffled pairs: "
-                f"{r.p5_shuffled:.1%}).")
+        lead = {CORRECTED: _("Parallel data helps but is not needed: the cited studies find multilingual models "
+                             "aligned without it."),
+                REFUTED: _("The cited studies find alignment without parallel data, and none finds that it helps."),
+                CONFIRMED: _("No cited study finds alignment without parallel data."),
+                INCONCLUSIVE: _("Neither the cited studies nor the measurement settle it.")}[v]
+        return _("{lead} Here a rotation fitted on about {fit_pairs} dictionary pairs, no parallel text, puts "
+                 "{p5_after:.1%} of held-out translations among the 5 nearest English words (shuffled pairs: "
+                 "{p5_shuffled:.1%}).").format(lead=lead, fit_pairs=r.fit_pairs(), p5_after=r.p5_after,
+                                               p5_shuffled=r.p5_shuffled)
 
     return claims.judge("C48", f, evidence, strength, finding=finding)
