@@ -356,7 +356,7 @@ def problems(en: str, zh: str, template: bool = False) -> list[str]:
         return ["empty translation"]
     checks = [("glue", lambda t: Counter(_GLUE.findall(t))), ("references", _targets),
               ("links", lambda t: Counter(_LINK.findall(t))), ("math", lambda t: Counter(_MATH.findall(t))),
-              ("inline code", lambda t: Counter(_CODE.findall(_MATH.sub(" ", t)))),
+              ("inline code", lambda t: Counter(_CODE.findall(_MATH.sub(" ", _STRUCT.sub(" ", t))))),
               ("directives", lambda t: Counter(_DIRECTIVE.findall(t))),
               ("labels", lambda t: Counter(_OPTION.findall(t))), ("numbers", _numbers)]
     if template:
@@ -465,6 +465,27 @@ def _bundle(obj) -> tuple[dict, dict]:
 
     with _plain_formatting():
         return format_display_data(obj)
+
+
+def show_each(make: Callable[[], Any]) -> None:
+    """Display ``make()`` once per language of the run, each called under its language (a figure or
+    table whose labels are written with ``_()``); a matplotlib figure is closed after."""
+    bundles = {}
+    for lang in languages():
+        with language(lang):
+            obj = make()
+            bundles[lang] = _bundle(obj)
+        if type(obj).__name__ == "Figure":
+            import matplotlib.pyplot as plt
+
+            plt.close(obj)
+    publish(bundles)
+
+
+def first_sentence(text: str) -> str:
+    """The first sentence of an English or a Chinese text."""
+    m = re.search(r"。|(?<=[.!?])\s+(?=[A-Z(])", text.strip())
+    return text.strip()[: m.end()].strip() if m else text.strip()
 
 
 def _show_figure(fig) -> None:

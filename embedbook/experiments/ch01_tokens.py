@@ -7,13 +7,13 @@ from dataclasses import dataclass, field
 import numpy as np
 import torch
 
-from embedbook import claims, data, stats, tokenize
+from embedbook import claims, data, i18n, stats, tokenize
 from embedbook.book import Result
 from embedbook.claims import CONFIRMED, CORRECTED, REFUTED
 from embedbook.i18n import _
 
-TOKENIZER_NAMES = {"gpt2": _("GPT-2 BPE"), "multilingual": _("Whisper multilingual BPE"),
-                   "wordpiece": _("MiniLM WordPiece")}
+TOKENIZER_NAMES = {"gpt2": _("GPT-2 BPE").en, "multilingual": _("Whisper multilingual BPE").en,
+                   "wordpiece": _("MiniLM WordPiece").en}
 LANGS = ("en", "de", "fr", "ru", "el", "ar", "he", "hi", "zh", "ja", "ko")  # C31's test: wordfreq's word lists
 
 
@@ -45,8 +45,8 @@ def split_table(sentence: str):
     rows = []
     for name in tokenize.TOKENIZERS:
         s = tokenize.split(sentence, name)
-        rows.append({_("tokenizer"): TOKENIZER_NAMES[name], _("tokens"): len(s.ids),
-                     _("pieces"): _data(" | ".join(s.pieces))})
+        rows.append({_("tokenizer").en: TOKENIZER_NAMES[name], _("tokens").en: len(s.ids),
+                     _("pieces").en: _data(" | ".join(s.pieces))})
     return pd.DataFrame(rows).style.hide(axis="index")
 
 
@@ -58,8 +58,8 @@ def pieces_table(words: list[str]):
     rows = []
     for w in words:
         bpe, wp = tokenize.gpt2_split(" " + w).pieces, tokenize.wordpiece_split(w).pieces
-        rows.append({_("word"): _data(w), _("GPT-2 BPE"): _data(" | ".join(bpe)), _("BPE pieces"): len(bpe),
-                     _("MiniLM WordPiece"): _data(" | ".join(wp)), _("WordPiece pieces"): len(wp)})
+        rows.append({_("word").en: _data(w), _("GPT-2 BPE").en: _data(" | ".join(bpe)), _("BPE pieces").en: len(bpe),
+                     _("MiniLM WordPiece").en: _data(" | ".join(wp)), _("WordPiece pieces").en: len(wp)})
     return pd.DataFrame(rows).style.hide(axis="index")
 
 
@@ -175,7 +175,7 @@ def check_c33(r: Cuts) -> claims.Verdict:
     def evidence(v: str) -> str:
         per = _("; ").join(
             _("{tokenizer}: {single:.0%} one token, {merged:.0%} merged, {split:.0%} split").format(
-                tokenizer=row["tokenizer"], single=row["single"], merged=row["merged"], split=row["split"])
+                tokenizer=i18n.tr(row["tokenizer"]), single=row["single"], merged=row["merged"], split=row["split"])
             + (_(", {unknown:.0%} [UNK]").format(unknown=row["unknown"]) if row["unknown"] else "") for row in r.rows
         )
         head = _("Of {n:,} Chinese characters — {per}. ").format(n=r.zh_chars, per=per)
@@ -322,13 +322,13 @@ def run_coverage(words_per_lang: int = 500, langs: tuple[str, ...] = LANGS, nove
             l_nfrag += _fragments(multi, ids)
             l_ntok += len(ids)
         for w in (novel[0], *COINED.get(lang, [])[:1]) if novel else ():
-            examples.append({_("language"): lang, _("unseen string"): _data(w),
-                             _("Whisper BPE"): _data(" | ".join(tokenize.multilingual_split(w).pieces)),
-                             _("MiniLM WordPiece"): _data(" | ".join(tokenize.wordpiece_split(w).pieces))})
-        rows.append({_("language"): lang, _("frequent words"): len(words), _("unseen strings"): len(novel),
-                     _("WordPiece [UNK], frequent"): l_unk, _("WordPiece [UNK], unseen"): l_unk_novel,
-                     _("GPT-2 fragment tokens, frequent"): l_frag / l_tok,
-                     _("Whisper fragment tokens, unseen"): l_nfrag / max(l_ntok, 1)})
+            examples.append({_("language").en: lang, _("unseen string").en: _data(w),
+                             _("Whisper BPE").en: _data(" | ".join(tokenize.multilingual_split(w).pieces)),
+                             _("MiniLM WordPiece").en: _data(" | ".join(tokenize.wordpiece_split(w).pieces))})
+        rows.append({_("language").en: lang, _("frequent words").en: len(words), _("unseen strings").en: len(novel),
+                     _("WordPiece [UNK], frequent").en: l_unk, _("WordPiece [UNK], unseen").en: l_unk_novel,
+                     _("GPT-2 fragment tokens, frequent").en: l_frag / l_tok,
+                     _("Whisper fragment tokens, unseen").en: l_nfrag / max(l_ntok, 1)})
         for k, v in dict(fails=l_fail, unk=l_unk, unk_novel=l_unk_novel, frag=l_frag, tok=l_tok, nfrag=l_nfrag,
                          ntok=l_ntok, n=len(words), novel=len(novel)).items():
             t[k] += v
@@ -502,8 +502,8 @@ class VocabSweep(Result):
 
     def table(self) -> list[dict]:
         """One row per size (for a table)."""
-        return [{_("requested V"): q, _("V reached"): v, _("held-out tokens"): n, _("characters per token"): c,
-                 _("table parameters (V·d)"): p}
+        return [{_("requested V").en: q, _("V reached").en: v, _("held-out tokens").en: n, _("characters per token").en: c,
+                 _("table parameters (V·d)").en: p}
                 for q, v, n, c, p in zip(self.requested, self.vocab, self.tokens, self.chars_per_token, self.table_params)]
 
 
@@ -806,7 +806,7 @@ def run_assembled(tokenizer, model, words: list[str], n_words: int = 400, device
     s_cos = (stats.unit_rows(s_built) * stats.unit_rows(s_whole)).sum(1)
     unit = stats.unit_rows(whole)
     off = (unit @ unit.T)[~torch.eye(len(chosen), dtype=torch.bool)]
-    examples = [{_("word"): _data(w), _("pieces"): _data(" ".join(ps)), _("cosine"): float(c), _("rank"): int(k) + 1}
+    examples = [{_("word").en: _data(w), _("pieces").en: _data(" ".join(ps)), _("cosine").en: float(c), _("rank").en: int(k) + 1}
                 for (w, ps), c, k in list(zip(chosen, cos, ranks))[:8]]
     n = len(chosen)
     return Assembled(
@@ -882,37 +882,37 @@ def check_c47(r: Assembled) -> claims.Verdict:
 
 HEADLINES = {
     "C31": {
-        REFUTED: "Some strings did not survive a byte-level BPE: subwords did not cover everything.",
-        CORRECTED: "Byte-level BPEs turned every frequent word and unseen string into known pieces, but a known "
-                   "piece need not have a meaningful row: trained vocabularies contain under-trained tokens.",
-        CONFIRMED: "Byte-level BPEs turned every unseen string into known pieces, nearly all whole characters or more "
-                   "({novel_fragment_share:.0%} fragments).",
+        REFUTED: _("Some strings did not survive a byte-level BPE: subwords did not cover everything."),
+        CORRECTED: _("Byte-level BPEs turned every frequent word and unseen string into known pieces, but a known "
+                     "piece need not have a meaningful row: trained vocabularies contain under-trained tokens."),
+        CONFIRMED: _("Byte-level BPEs turned every unseen string into known pieces, nearly all whole characters or more "
+                     "({novel_fragment_share:.0%} fragments)."),
     },
     "C32": {
-        REFUTED: "A larger vocabulary did not shorten the text.",
-        CORRECTED: "A larger vocabulary shortened the text overall ({token_drop:.0%}), not at every step; the table "
-                   "grew with V.",
-        CONFIRMED: "Every larger vocabulary shortened the held-out text (by {token_drop:.0%} over the range) while the "
-                   "table's parameters grew exactly in step with V.",
+        REFUTED: _("A larger vocabulary did not shorten the text."),
+        CORRECTED: _("A larger vocabulary shortened the text overall ({token_drop:.0%}), not at every step; the table "
+                     "grew with V."),
+        CONFIRMED: _("Every larger vocabulary shortened the held-out text (by {token_drop:.0%} over the range) while the "
+                     "table's parameters grew exactly in step with V."),
     },
     "C33": {
-        REFUTED: "The tokenizers did not cut characters and words the way the article says.",
-        CORRECTED: "A Chinese character can be one token, merge with its neighbours or split into byte tokens, as "
-                   "the article says; but only {en_23_share:.0%} of the cut English words took 2–3 pieces.",
-        CONFIRMED: "A Chinese character can be one token, merge with its neighbours or split into byte tokens; "
-                   "{en_split_share:.0%} of English words are cut, {en_23_share:.0%} of those into 2–3 pieces.",
+        REFUTED: _("The tokenizers did not cut characters and words the way the article says."),
+        CORRECTED: _("A Chinese character can be one token, merge with its neighbours or split into byte tokens, as "
+                     "the article says; but only {en_23_share:.0%} of the cut English words took 2–3 pieces."),
+        CONFIRMED: _("A Chinese character can be one token, merge with its neighbours or split into byte tokens; "
+                     "{en_split_share:.0%} of English words are cut, {en_23_share:.0%} of those into 2–3 pieces."),
     },
     "C34": {
-        REFUTED: "Words with nearby ids were nearby in meaning.",
-        CORRECTED: "Nearby ids are not nearby meanings, but ids are not pure names: id distance and meaning distance "
-                   "correlate weakly (ρ = {spearman:+.2f}).",
-        CONFIRMED: "Nearby ids are not nearby meanings, and id distance says next to nothing (ρ = {spearman:+.2f}).",
+        REFUTED: _("Words with nearby ids were nearby in meaning."),
+        CORRECTED: _("Nearby ids are not nearby meanings, but ids are not pure names: id distance and meaning distance "
+                     "correlate weakly (ρ = {spearman:+.2f})."),
+        CONFIRMED: _("Nearby ids are not nearby meanings, and id distance says next to nothing (ρ = {spearman:+.2f})."),
     },
     "C47": {
-        REFUTED: "A vector built from pieces was not a usable stand-in for the word's own.",
-        CORRECTED: "A vector built from pieces was as good as the word's own ({top1:.0%} nearest).",
-        CONFIRMED: "A vector built from pieces is usable ({top10:.0%} find the word among the 10 nearest) but not "
-                   "precise ({top1:.0%} nearest).",
+        REFUTED: _("A vector built from pieces was not a usable stand-in for the word's own."),
+        CORRECTED: _("A vector built from pieces was as good as the word's own ({top1:.0%} nearest)."),
+        CONFIRMED: _("A vector built from pieces is usable ({top10:.0%} find the word among the 10 nearest) but not "
+                     "precise ({top1:.0%} nearest)."),
     },
 }
 

@@ -15,13 +15,14 @@ import torch.nn.functional as F
 from embedbook import claims, lookup, sizing, timing
 from embedbook.book import Result
 from embedbook.claims import CONFIRMED, CORRECTED, INCONCLUSIVE, REFUTED
+from embedbook.i18n import _
 
 
 def _amount(x: float) -> str:
     """A difference for a sentence: "exactly 0", or the value in math with a power of ten
     (``$1.2\\times10^{-7}$``), never a decimal with a run of zeros."""
     if x == 0:
-        return "exactly 0"
+        return _("exactly 0")
     mantissa, exponent = f"{x:.1e}".split("e")
     return f"${mantissa}\\times10^{{{int(exponent)}}}$"
 
@@ -96,23 +97,24 @@ def check_c02(r: Exactness) -> claims.Verdict:
 
     def evidence(v: str) -> str:
         how = {
-            CONFIRMED: "bit-for-bit equal: each output is one product $1 \\cdot E_{ij}$ plus exact zeros",
-            CORRECTED: "equal up to floating-point rounding, not bit-for-bit",
-            REFUTED: "not the same vectors",
+            CONFIRMED: _("bit-for-bit equal: each output is one product $1 \\cdot E_{ij}$ plus exact zeros"),
+            CORRECTED: _("equal up to floating-point rounding, not bit-for-bit"),
+            REFUTED: _("not the same vectors"),
         }[v]
-        return (
-            f"On {r.n_ids} random ids into a {r.vocab:,}×{r.dim} table the largest difference between the gather and "
-            f"one_hot(i) @ E is {_amount(r.max_diff_matmul)}: {how}. The article's $E^\\top \\cdot \\mathrm{{one\\_hot}}(i)$ is "
+        return _(
+            "On {n_ids} random ids into a {vocab:,}×{dim} table the largest difference between the gather and "
+            "one_hot(i) @ E is {diff}: {how}. The article's $E^\\top \\cdot \\mathrm{{one\\_hot}}(i)$ is "
             "the same vector written as a column."
-        )
+        ).format(n_ids=r.n_ids, vocab=r.vocab, dim=r.dim, diff=_amount(r.max_diff_matmul), how=how)
 
     def finding(v: str) -> str:
-        how = {CONFIRMED: "agree bit for bit", CORRECTED: "agree only up to rounding", REFUTED: "differ"}[v]
-        return (f"On {r.n_ids} random ids into a {r.vocab:,} × {r.dim} table, the lookup and the one-hot product "
-                f"{how}: the largest difference is {_amount(r.max_diff_matmul)}.")
+        how = {CONFIRMED: _("agree bit for bit"), CORRECTED: _("agree only up to rounding"), REFUTED: _("differ")}[v]
+        return _("On {n_ids} random ids into a {vocab:,} × {dim} table, the lookup and the one-hot product "
+                 "{how}: the largest difference is {diff}.").format(n_ids=r.n_ids, vocab=r.vocab, dim=r.dim, how=how,
+                                                                   diff=_amount(r.max_diff_matmul))
 
     return claims.judge("C02", {"max_diff": r.max_diff_matmul}, evidence,
-                        strength="exact arithmetic on one batch; no randomness in the outcome", finding=finding)
+                        strength=_("exact arithmetic on one batch; no randomness in the outcome"), finding=finding)
 
 
 @claims.rule(
@@ -137,22 +139,25 @@ def check_c03(r: Exactness) -> claims.Verdict:
     """Settle C03 from :func:`run_exactness`."""
 
     def evidence(v: str) -> str:
-        same = "reproduces" if v == CONFIRMED else "does not reproduce"
-        return (
-            f"nn.Linear(V, d, bias=False) with weight $E^\\top$ applied to one-hot rows {same} the lookup (largest difference "
-            f"{_amount(r.max_diff_linear)}; in the weight gradient {_amount(r.max_diff_grad)}). In both, only the "
-            f"{r.rows_with_grad} rows of the {r.distinct_ids} distinct ids in the batch receive gradient."
-        )
+        same = _("reproduces") if v == CONFIRMED else _("does not reproduce")
+        return _(
+            "nn.Linear(V, d, bias=False) with weight $E^\\top$ applied to one-hot rows {same} the lookup (largest "
+            "difference {diff}; in the weight gradient {diff_grad}). In both, only the {rows} rows of the {distinct} "
+            "distinct ids in the batch receive gradient."
+        ).format(same=same, diff=_amount(r.max_diff_linear), diff_grad=_amount(r.max_diff_grad),
+                 rows=r.rows_with_grad, distinct=r.distinct_ids)
 
     def finding(v: str) -> str:
-        same = "gives" if v == CONFIRMED else "does not give"
-        diffs = ("both differences exactly 0" if r.max_diff_linear == r.max_diff_grad == 0 else
-                 f"largest differences {_amount(r.max_diff_linear)} forward, {_amount(r.max_diff_grad)} in the gradient")
-        return (f"A bias-free Linear layer holding the table, fed one-hot rows, {same} the lookup's output and weight "
-                f"gradient ({diffs}); only the {r.rows_with_grad} rows of ids in the batch get any gradient.")
+        same = _("gives") if v == CONFIRMED else _("does not give")
+        diffs = (_("both differences exactly 0") if r.max_diff_linear == r.max_diff_grad == 0 else
+                 _("largest differences {diff} forward, {diff_grad} in the gradient").format(
+                     diff=_amount(r.max_diff_linear), diff_grad=_amount(r.max_diff_grad)))
+        return _("A bias-free Linear layer holding the table, fed one-hot rows, {same} the lookup's output and weight "
+                 "gradient ({diffs}); only the {rows} rows of ids in the batch get any gradient.").format(
+            same=same, diffs=diffs, rows=r.rows_with_grad)
 
     figures = {"max_diff": r.max_diff_linear, "max_diff_grad": r.max_diff_grad}
-    return claims.judge("C03", figures, evidence, strength="exact arithmetic on one batch, forward and backward",
+    return claims.judge("C03", figures, evidence, strength=_("exact arithmetic on one batch, forward and backward"),
                         finding=finding)
 
 
@@ -180,7 +185,8 @@ class LookupCost(Result):
     def rows(self) -> list[dict]:
         """One row per vocabulary size (for a table)."""
         return [
-            {"V": v, "lookup (µs)": g * 1e6, "one-hot @ E (µs)": m * 1e6, "one-hot batch (MiB)": b / 2**20}
+            {"V": v, _("lookup (µs)").en: g * 1e6, _("one-hot @ E (µs)").en: m * 1e6,
+             _("one-hot batch (MiB)").en: b / 2**20}
             for v, g, m, b in zip(self.vocab_sizes, self.gather_s, self.matmul_s, self.one_hot_bytes)
         ]
 
@@ -200,8 +206,9 @@ def cost_contenders(
     tables = {v: torch.randn(v, dim, generator=gen).to(dev) for v in vocab_sizes}
     few = {v: torch.randint(0, v, (n_tokens,), generator=gen).to(dev) for v in vocab_sizes}
     many = {v: torch.randint(0, v, (gather_tokens,), generator=gen).to(dev) for v in vocab_sizes}
-    return {"lookup": {v: (lambda v=v: F.embedding(many[v], tables[v])) for v in vocab_sizes},
-            "one-hot matmul": {v: (lambda v=v: F.one_hot(few[v], v).float() @ tables[v]) for v in vocab_sizes}}
+    # the names are shown as table labels (chapter 02's check of its own timing loop)
+    return {_("lookup").en: {v: (lambda v=v: F.embedding(many[v], tables[v])) for v in vocab_sizes},
+            _("one-hot matmul").en: {v: (lambda v=v: F.one_hot(few[v], v).float() @ tables[v]) for v in vocab_sizes}}
 
 
 def run_cost(
@@ -284,33 +291,35 @@ def check_c01(r: LookupCost) -> claims.Verdict:
     """Settle C01 from :func:`run_cost`."""
 
     def evidence(v: str) -> str:
-        head = (
-            f"From V = {r.vocab_sizes[0]:,} to {r.vocab_sizes[-1]:,} ({r.v_ratio:.0f}× more rows) the lookup's time "
-            f"grew {r.bench_gather_growth:.1f}-fold and the one-hot matmul's {r.bench_matmul_growth:.0f}-fold. "
-        )
+        head = _(
+            "From V = {v0:,} to {v1:,} ({ratio:.0f}× more rows) the lookup's time grew {gather:.1f}-fold and the "
+            "one-hot matmul's {matmul:.0f}-fold. "
+        ).format(v0=r.vocab_sizes[0], v1=r.vocab_sizes[-1], ratio=r.v_ratio, gather=r.bench_gather_growth,
+                 matmul=r.bench_matmul_growth)
         return head + {
-            CONFIRMED: (
-                f"The lookup reads {r.bytes_read_per_token:,} bytes per token whatever V is, so what growth there is "
+            CONFIRMED: _(
+                "The lookup reads {bytes:,} bytes per token whatever V is, so what growth there is "
                 "does not come from more work; a larger table fitting less well in the caches would explain it, but "
                 "this measurement does not test that. The matmul does $V \\cdot d$ multiply-adds per token."
-            ),
-            REFUTED: "The lookup's time grew in proportion to V, which a constant-cost row fetch cannot do.",
-            INCONCLUSIVE: "That is neither flat nor linear in V, so this run cannot tell.",
+            ).format(bytes=r.bytes_read_per_token),
+            REFUTED: _("The lookup's time grew in proportion to V, which a constant-cost row fetch cannot do."),
+            INCONCLUSIVE: _("That is neither flat nor linear in V, so this run cannot tell."),
         }[v]
 
     figures = {"bench_gather_growth": r.bench_gather_growth, "bench_matmul_growth": r.bench_matmul_growth, "v_ratio": r.v_ratio}
-    strength = (
+    strength = _(
         "both operations timed at every size in turn on one CPU thread, the growth read as the median of each "
         "round's ratio, so load on the machine slows all sizes alike; the thresholds leave a factor of two or more on "
         "each side. Rule revised after the test suite saw this claim flip on a busy machine (was: best-of-runs "
         "times on all threads)"
     )
     def finding(v: str) -> str:
-        head = (f"As V grew {r.v_ratio:.0f}-fold, the lookup's time grew {r.bench_gather_growth:.1f}-fold and the "
-                f"one-hot product's {r.bench_matmul_growth:.0f}-fold")
-        return head + {CONFIRMED: ": the lookup's cost does not follow V.",
-                       REFUTED: ": the lookup's cost grew with V, like the product's.",
-                       INCONCLUSIVE: ": neither flat nor in step with V, so this run cannot tell."}[v]
+        head = _("As V grew {ratio:.0f}-fold, the lookup's time grew {gather:.1f}-fold and the one-hot product's "
+                 "{matmul:.0f}-fold").format(ratio=r.v_ratio, gather=r.bench_gather_growth,
+                                             matmul=r.bench_matmul_growth)
+        return head + {CONFIRMED: _(": the lookup's cost does not follow V."),
+                       REFUTED: _(": the lookup's cost grew with V, like the product's."),
+                       INCONCLUSIVE: _(": neither flat nor in step with V, so this run cannot tell.")}[v]
 
     return claims.judge("C01", figures, evidence, strength, finding=finding)
 
@@ -342,25 +351,25 @@ ONE_HOT_PATH, ONE_HOT_DEFAULT = "has_one_hot_matmul_path", "one_hot_matmul_by_de
 
 # fmt: off
 LOOKUP_SURVEY: list[LookupImplementation] = [
-    LookupImplementation("PyTorch nn.Embedding", "gather (measured: the profiler's operators)", False, False,
+    LookupImplementation(_("PyTorch nn.Embedding").en, "gather (measured: the profiler's operators)", False, False,
                          "paszke2019pytorch", "F.embedding → aten::embedding → index_select"),
-    LookupImplementation("TensorFlow / Keras", "gather", False, False, "abadi2016tensorflow",
+    LookupImplementation(_("TensorFlow / Keras").en, "gather", False, False, "abadi2016tensorflow",
                          "tf.nn.embedding_lookup, keras.layers.Embedding (tf.gather)"),
-    LookupImplementation("Flax linen nn.Embed", "gather", False, False, "heek2023flax", "nn.Embed.__call__: jnp.take"),
-    LookupImplementation("Megatron-LM", "gather per shard", False, False, "shoeybi2019megatron",
+    LookupImplementation(_("Flax linen nn.Embed").en, "gather", False, False, "heek2023flax", "nn.Embed.__call__: jnp.take"),
+    LookupImplementation(_("Megatron-LM").en, "gather per shard", False, False, "shoeybi2019megatron",
                          "VocabParallelEmbedding: F.embedding on the shard's ids, then all-reduce"),
-    LookupImplementation("Haiku hk.Embed", "gather", True, False, "hennigan2020haiku",
+    LookupImplementation(_("Haiku hk.Embed").en, "gather", True, False, "hennigan2020haiku",
                          "lookup_style=ARRAY_INDEX (default) or ONE_HOT"),
-    LookupImplementation("TF Model Garden OnDeviceEmbedding", "gather", True, False, "tfmodelgarden2020",
+    LookupImplementation(_("TF Model Garden OnDeviceEmbedding").en, "gather", True, False, "tfmodelgarden2020",
                          "use_one_hot=False (default) or True: tf.one_hot then matmul"),
-    LookupImplementation("Flaxformer / T5X Embed", "gather", True, False, "roberts2022t5x",
+    LookupImplementation(_("Flaxformer / T5X Embed").en, "gather", True, False, "roberts2022t5x",
                          "one_hot=False (default) or True: a one-hot contraction, for SPMD partitioning"),
-    LookupImplementation("Praxis (Pax) Embedding", "gather", True, False, "praxis2022",
+    LookupImplementation(_("Praxis (Pax) Embedding").en, "gather", True, False, "praxis2022",
                          "lookup_style='index' (default) or 'matmul'"),
-    LookupImplementation("Google's reference BERT", "one-hot matmul on TPU, gather elsewhere", True, True,
+    LookupImplementation(_("Google's reference BERT").en, "one-hot matmul on TPU, gather elsewhere", True, True,
                          "googlebert2018", "modeling.embedding_lookup(use_one_hot_embeddings=...); "
                          "run_pretraining.py passes use_one_hot_embeddings=FLAGS.use_tpu"),
-    LookupImplementation("tensor2tensor", "one-hot matmul when compiled by XLA (TPU), gather elsewhere", True, True,
+    LookupImplementation(_("tensor2tensor").en, "one-hot matmul when compiled by XLA (TPU), gather elsewhere", True, True,
                          "vaswani2018tensor2tensor", "common_layers.gather: tf.matmul(tf.one_hot(ids, V), params)"),
 ]
 # fmt: on
@@ -401,6 +410,7 @@ class OneHotMemory(Result):
     n_one_hot: int = 0  # of them, those with a one-hot matmul path (an option or their own rule)
     n_one_hot_default: int = 0  # of them, those whose own code takes it on their main accelerator
     survey: list[dict] = field(default_factory=list)  # one row per implementation, for a table
+    verbatim = ("torch_ops_text",)  # operator names, data
 
     def extra_glue(self) -> dict:
         return {"one_hot_gib": self.one_hot_bytes / 2**30, "table_gib": self.table_bytes / 2**30,
@@ -435,8 +445,11 @@ def run_one_hot_memory(n_tokens: int = 2048 * 8, vocab: int = 128256, dim: int =
         emb(ids)
     ops = sorted({e.key for e in prof.key_averages() if e.key.startswith("aten::")})
     matmul = any(op in ops for op in ("aten::mm", "aten::matmul", "aten::addmm", "aten::bmm", "aten::linear"))
-    survey = [{"implementation": s.name, "default": s.default, "one-hot path": "yes" if s.offers_one_hot else "no",
-               "one-hot by default": "yes" if s.one_hot_by_default else "no", "where": s.where, "source": s.source}
+    yes, no = _("yes").en, _("no").en
+    survey = [{_("implementation").en: s.name, _("default").en: s.default,
+               _("one-hot path").en: yes if s.offers_one_hot else no,
+               _("one-hot by default").en: yes if s.one_hot_by_default else no, _("where").en: s.where,
+               _("source").en: s.source}
               for s in LOOKUP_SURVEY]
     f = C04_LITERATURE.figures(C04_COUNTED)
     return OneHotMemory(
@@ -497,20 +510,23 @@ def check_c04(r: OneHotMemory) -> claims.Verdict:
 
     def evidence(v: str) -> str:
         ops = ", ".join(op.removeprefix("aten::") for op in r.torch_ops)
-        runs = "a matrix multiply" if r.torch_matmul else "no matrix multiply"
-        memory = (
-            f"A batch of {r.n_tokens:,} tokens over a {r.vocab:,}-id vocabulary is {r.ids_bytes / 2**10:,.0f} KiB of int64 "
-            f"ids but {r.one_hot_bytes / 2**30:,.1f} GiB as fp32 one-hot rows ({r.one_hot_bytes / r.ids_bytes:,.0f}×), "
-            f"{'more' if r.one_hot_bytes > r.table_bytes else 'less'} than the {r.table_bytes / 2**30:.1f} GiB fp32 table "
-            f"itself at d = {r.dim:,}. PyTorch's nn.Embedding ran {runs} (operators: {ops}). "
-        )
-        survey = (
-            f"Of {r.n_surveyed} frameworks and reference implementations surveyed, {r.n_one_hot} have a one-hot matmul "
-            f"path and {r.n_one_hot_default} take it by default on their main accelerator. "
-        )
+        runs = _("a matrix multiply") if r.torch_matmul else _("no matrix multiply")
+        memory = _(
+            "A batch of {n_tokens:,} tokens over a {vocab:,}-id vocabulary is {ids_kib:,.0f} KiB of int64 "
+            "ids but {one_hot_gib:,.1f} GiB as fp32 one-hot rows ({ratio:,.0f}×), {more_less} than the "
+            "{table_gib:.1f} GiB fp32 table itself at d = {dim:,}. PyTorch's nn.Embedding ran {runs} (operators: "
+            "{ops}). "
+        ).format(n_tokens=r.n_tokens, vocab=r.vocab, ids_kib=r.ids_bytes / 2**10, one_hot_gib=r.one_hot_bytes / 2**30,
+                 ratio=r.one_hot_bytes / r.ids_bytes,
+                 more_less=_("more") if r.one_hot_bytes > r.table_bytes else _("less"),
+                 table_gib=r.table_bytes / 2**30, dim=r.dim, runs=runs, ops=ops)
+        survey = _(
+            "Of {n} frameworks and reference implementations surveyed, {n_one_hot} have a one-hot matmul "
+            "path and {n_default} take it by default on their main accelerator. "
+        ).format(n=r.n_surveyed, n_one_hot=r.n_one_hot, n_default=r.n_one_hot_default)
         return memory + survey + {
-            CONFIRMED: "Every one of them gathers rows, as the article says.",
-            CORRECTED: (
+            CONFIRMED: _("Every one of them gathers rows, as the article says."),
+            CORRECTED: _(
                 "So the waste is real, but \"every framework\" is not: on TPUs the one-hot matmul is a deliberate "
                 "choice. Google's reference BERT passes use_one_hot_embeddings=FLAGS.use_tpu, and tensor2tensor's "
                 "gather is a one-hot matmul whenever XLA compiles it. A TPU's matrix unit runs dense products at full "
@@ -518,7 +534,7 @@ def check_c04(r: OneHotMemory) -> claims.Verdict:
                 "one fused computation, and a one-hot contraction shards across devices like any matmul (Flaxformer's "
                 "reason for its option). The timing below compares the two routes on this machine's CPU."
             ),
-            REFUTED: "The one-hot route is the rule here, not the exception, or it wastes little memory.",
+            REFUTED: _("The one-hot route is the rule here, not the exception, or it wastes little memory."),
         }[v]
 
     torch_row = next(s for impl, s in zip(LOOKUP_SURVEY, C04_SOURCES) if impl.name.startswith("PyTorch"))
@@ -526,7 +542,7 @@ def check_c04(r: OneHotMemory) -> claims.Verdict:
         raise ValueError(f"C04: the profiler saw nn.Embedding run {r.torch_ops}, which disagrees with the source list's "
                          "PyTorch row; correct that row of ch02.LOOKUP_SURVEY (its default and one-hot flags)")
     figures = {"one_hot_over_ids": r.one_hot_bytes / r.ids_bytes, "n_surveyed": r.n_surveyed}
-    strength = (
+    strength = _(
         "byte counts are exact and PyTorch's operators are its own record; the other rows are read from each "
         "implementation's source (cited), a list of the frameworks a reader is likely to meet plus the reference "
         "implementations known to use one-hot lookups, so the counts depend on the list, but one counterexample is "
@@ -534,13 +550,17 @@ def check_c04(r: OneHotMemory) -> claims.Verdict:
         "measured; confirmed unless nn.Embedding ran a matmul)."
     )
     def finding(v: str) -> str:
-        waste = f"One-hot rows would take {r.one_hot_bytes / r.ids_bytes:,.0f} times the bytes of the ids"
+        waste = _("One-hot rows would take {ratio:,.0f} times the bytes of the ids").format(
+            ratio=r.one_hot_bytes / r.ids_bytes)
         return waste + {
-            CONFIRMED: f", and every one of the {r.n_surveyed} surveyed implementations gathers rows instead.",
-            CORRECTED: (f"; most frameworks gather, but {r.n_one_hot} of the {r.n_surveyed} surveyed implementations "
-                        f"offer the one-hot product, and {r.n_one_hot_default} take it by default on TPUs."),
-            REFUTED: (f", and {r.n_one_hot_default} of the {r.n_surveyed} surveyed implementations take the one-hot "
-                      "product by default: not the waste, or not the exception, the article describes."),
+            CONFIRMED: _(", and every one of the {n} surveyed implementations gathers rows instead.").format(
+                n=r.n_surveyed),
+            CORRECTED: _("; most frameworks gather, but {n_one_hot} of the {n} surveyed implementations offer the "
+                         "one-hot product, and {n_default} take it by default on TPUs.").format(
+                n_one_hot=r.n_one_hot, n=r.n_surveyed, n_default=r.n_one_hot_default),
+            REFUTED: _(", and {n_default} of the {n} surveyed implementations take the one-hot product by default: "
+                       "not the waste, or not the exception, the article describes.").format(
+                n_default=r.n_one_hot_default, n=r.n_surveyed),
         }[v]
 
     return claims.judge("C04", figures, evidence, strength, finding=finding)
@@ -568,7 +588,7 @@ class PositionScheme:
 
 
 ADDS_POSITION = "adds_position_vector"  # C37's tag
-_LEARNED, _ROPE, _ALIBI = "learned absolute", "rotary (RoPE)", "ALiBi"
+_LEARNED, _ROPE, _ALIBI = _("learned absolute").en, _("rotary (RoPE)").en, "ALiBi"
 # fmt: off
 POSITION_SCHEMES: list[PositionScheme] = [
     PositionScheme("BERT-base", _LEARNED, True, "devlin2019bert", "§3: token + segment + position embeddings, summed"),
@@ -658,6 +678,7 @@ class Positions(Result):
     n_recent: int = 0  # models released from 2022 on
     n_recent_add: int = 0
     schemes: list[dict] = field(default_factory=list)  # one row per model, for a table
+    verbatim = ("word",)  # an English word, data
 
     def extra_glue(self) -> dict:
         return {"add_share": self.n_add / self.n_models if self.n_models else 0.0}
@@ -693,8 +714,10 @@ def run_positions(tokenizer, model, word: str = "dog", seed: int = 0) -> Positio
     missing = sorted(set(known) - {s.model for s in POSITION_SCHEMES})
     if missing:
         raise ValueError(f"POSITION_SCHEMES lacks {missing}: add a cited row for every model in sizing.MODELS")
-    rows = [{"model": s.model, "year": known[s.model].year, "positions": s.scheme,
-             "added to the token rows": "yes" if s.adds_vector else "no", "source": s.source, "where": s.where}
+    yes, no = _("yes").en, _("no").en
+    rows = [{_("model").en: s.model, _("year").en: known[s.model].year, _("positions").en: s.scheme,
+             _("added to the token rows").en: yes if s.adds_vector else no, _("source").en: s.source,
+             _("where").en: s.where}
             for s in POSITION_SCHEMES if s.model in known]
     recent = [r for r in rows if r["year"] >= 2022]
     counts = C37_LITERATURE.figures(C37_COUNTED)
@@ -768,38 +791,43 @@ def check_c37(r: Positions) -> claims.Verdict:
     """Settle C37 from :func:`run_positions`."""
 
     def evidence(v: str) -> str:
-        row = "the identical" if r.same_row else "a different"
-        layer0 = "different" if r.layer0_differs else "identical"
-        width = f"All {r.n_hidden} hidden states have width {r.width}" if r.constant_width else "The hidden states change width"
-        bert = (
-            f"In MiniLM the word table ({r.vocab:,}×{r.width}) and the position table ({r.n_positions}×{r.width}) are "
-            f"{'separate parameters' if r.separate_table else 'one tensor'}. '{r.word}' (id {r.word_id}) at positions "
-            f"{r.pos_a} and {r.pos_b} gets {row} word row and {layer0} layer-0 vectors once positions are added. "
-            f"{width}: the layers change values, not the dimension. "
-        )
-        survey = (
-            f"Of the {r.n_models} models in the book's configuration table, {r.n_add} add a learned position vector "
-            f"to the token rows (BERT- and GPT-2/3-style); {r.n_rotary} rotate queries and keys inside attention "
-            f"(RoPE) and {r.n_alibi} {'biases' if r.n_alibi == 1 else 'bias'} the attention scores by distance (ALiBi), adding nothing to the "
-            f"embeddings. Among the {r.n_recent} released from 2022 on, {r.n_recent_add} add one. "
-        )
-        rope = (
-            f"In a rotary layer built on the same word table, the layer-0 input of '{r.word}' is "
-            f"{'identical' if r.rope_input_same else 'not identical'} at both positions, and the score q·k "
-            f"{'depends only on the offset' if r.rope_offset_only else 'does not depend on the offset alone'} "
-            f"(same value at positions 5/2 and 105/102"
-            f"{', a different one at offset 1' if r.rope_offset_matters else ''}). "
-        )
+        row = _("the identical") if r.same_row else _("a different")
+        layer0 = _("different") if r.layer0_differs else _("identical")
+        width = (_("All {n} hidden states have width {width}").format(n=r.n_hidden, width=r.width)
+                 if r.constant_width else _("The hidden states change width"))
+        bert = _(
+            "In MiniLM the word table ({vocab:,}×{width}) and the position table ({n_positions}×{width}) are "
+            "{separate}. '{word}' (id {word_id}) at positions {pos_a} and {pos_b} gets {row} word row and {layer0} "
+            "layer-0 vectors once positions are added. {width_text}: the layers change values, not the dimension. "
+        ).format(vocab=r.vocab, width=r.width, n_positions=r.n_positions,
+                 separate=_("separate parameters") if r.separate_table else _("one tensor"), word=r.word,
+                 word_id=r.word_id, pos_a=r.pos_a, pos_b=r.pos_b, row=row, layer0=layer0, width_text=width)
+        survey = _(
+            "Of the {n_models} models in the book's configuration table, {n_add} add a learned position vector "
+            "to the token rows (BERT- and GPT-2/3-style); {n_rotary} rotate queries and keys inside attention "
+            "(RoPE) and {n_alibi} {bias} the attention scores by distance (ALiBi), adding nothing to the "
+            "embeddings. Among the {n_recent} released from 2022 on, {n_recent_add} add one. "
+        ).format(n_models=r.n_models, n_add=r.n_add, n_rotary=r.n_rotary, n_alibi=r.n_alibi,
+                 bias=_("biases") if r.n_alibi == 1 else _("bias"), n_recent=r.n_recent, n_recent_add=r.n_recent_add)
+        rope = _(
+            "In a rotary layer built on the same word table, the layer-0 input of '{word}' is {same} at both "
+            "positions, and the score q·k {offset} (same value at positions 5/2 and 105/102{other}). "
+        ).format(word=r.word, same=_("identical") if r.rope_input_same else _("not identical"),
+                 offset=(_("depends only on the offset") if r.rope_offset_only
+                         else _("does not depend on the offset alone")),
+                 other=_(", a different one at offset 1") if r.rope_offset_matters else "")
         return bert + survey + rope + {
-            CONFIRMED: "Position lives outside the table and is added to the embeddings in nearly every model listed.",
-            CORRECTED: "So position is kept out of the table in every scheme (yes), but it is a quantity added to the "
-                       "embeddings only in absolute schemes; rotary and ALiBi models put it into attention instead.",
-            REFUTED: "The article's description fits none of the measured or listed models.",
+            CONFIRMED: _("Position lives outside the table and is added to the embeddings in nearly every model "
+                         "listed."),
+            CORRECTED: _("So position is kept out of the table in every scheme (yes), but it is a quantity added to "
+                         "the embeddings only in absolute schemes; rotary and ALiBi models put it into attention "
+                         "instead."),
+            REFUTED: _("The article's description fits none of the measured or listed models."),
         }[v]
 
     figures = {k: getattr(r, k) for k in ("same_row", "layer0_differs", "separate_table", "constant_width",
                                           "n_models")}
-    strength = (
+    strength = _(
         "MiniLM's facts are read off the real model's parameters and one forward pass; the position schemes are "
         "cited facts for every model in the book's configuration table, a list compiled for chapter 03 and not "
         "chosen for this claim. "
@@ -808,14 +836,17 @@ def check_c37(r: Positions) -> claims.Verdict:
     )
     def finding(v: str) -> str:
         kept = r.same_row and r.layer0_differs and r.separate_table and r.constant_width
-        minilm = (f"In MiniLM, '{r.word}' gets the same word row at both positions and a different layer-0 vector"
+        minilm = (_("In MiniLM, '{word}' gets the same word row at both positions and a different layer-0 "
+                    "vector").format(word=r.word)
                   if kept else
-                  "In MiniLM, position is not kept apart from the word table, or the layers change the width")
+                  _("In MiniLM, position is not kept apart from the word table, or the layers change the width"))
         return minilm + {
-            CONFIRMED: f"; {r.n_add} of the {r.n_models} listed models add a position vector to the rows.",
-            CORRECTED: (f"; but only {r.n_add} of the {r.n_models} listed models add a position vector to the rows, "
-                        "the rest bring position into attention."),
-            REFUTED: f"; {r.n_add} of the {r.n_models} listed models add a position vector to the rows.",
+            CONFIRMED: _("; {n_add} of the {n_models} listed models add a position vector to the rows.").format(
+                n_add=r.n_add, n_models=r.n_models),
+            CORRECTED: _("; but only {n_add} of the {n_models} listed models add a position vector to the rows, "
+                         "the rest bring position into attention.").format(n_add=r.n_add, n_models=r.n_models),
+            REFUTED: _("; {n_add} of the {n_models} listed models add a position vector to the rows.").format(
+                n_add=r.n_add, n_models=r.n_models),
         }[v]
 
     return claims.judge("C37", figures, evidence, strength, finding=finding)
@@ -849,40 +880,43 @@ LOAD_PROBES = {"C01": lambda: check_c01(run_cost([1000, 8000, 64000], n_tokens=2
 
 HEADLINES = {
     "C01": {
-        CONFIRMED: "As V grew {v_ratio:.0f}-fold the lookup's time grew only {bench_gather_growth:.1f}-fold and the "
-                   "one-hot matmul's {bench_matmul_growth:.0f}-fold: one row read per token, against a product with the "
-                   "whole table.",
-        REFUTED: "The lookup's time grew in proportion to V ({bench_gather_growth:.1f}-fold over a {v_ratio:.0f}-fold "
-                 "range), against the counts.",
-        INCONCLUSIVE: "The timings could not tell whether the lookup's cost depends on V (lookup "
-                      "{bench_gather_growth:.1f}-fold, matmul {bench_matmul_growth:.0f}-fold over a {v_ratio:.0f}-fold "
-                      "range).",
+        CONFIRMED: _("As V grew {v_ratio:.0f}-fold the lookup's time grew only {bench_gather_growth:.1f}-fold and the "
+                     "one-hot matmul's {bench_matmul_growth:.0f}-fold: one row read per token, against a product with "
+                     "the whole table."),
+        REFUTED: _("The lookup's time grew in proportion to V ({bench_gather_growth:.1f}-fold over a {v_ratio:.0f}-fold "
+                   "range), against the counts."),
+        INCONCLUSIVE: _("The timings could not tell whether the lookup's cost depends on V (lookup "
+                        "{bench_gather_growth:.1f}-fold, matmul {bench_matmul_growth:.0f}-fold over a {v_ratio:.0f}-fold "
+                        "range)."),
     },
     "C02": {
-        CONFIRMED: "A lookup and a one-hot matrix product gave the same vectors bit for bit.",
-        CORRECTED: lambda f: (f"A lookup and a one-hot matrix product agreed up to rounding ({_amount(f['max_diff'])}), "
-                              "not bit for bit."),
-        REFUTED: lambda f: f"A lookup and a one-hot matrix product gave different vectors ({_amount(f['max_diff'])} apart).",
+        CONFIRMED: _("A lookup and a one-hot matrix product gave the same vectors bit for bit."),
+        CORRECTED: lambda f: _("A lookup and a one-hot matrix product agreed up to rounding ({amount}), not bit for "
+                               "bit.").format(amount=_amount(f['max_diff'])),
+        REFUTED: lambda f: _("A lookup and a one-hot matrix product gave different vectors ({amount} apart).").format(
+            amount=_amount(f['max_diff'])),
     },
     "C03": {
-        CONFIRMED: "A bias-free Linear on one-hot inputs reproduced the lookup and its weight gradient.",
-        REFUTED: "A bias-free Linear on one-hot inputs did not reproduce the lookup or its gradient.",
+        CONFIRMED: _("A bias-free Linear on one-hot inputs reproduced the lookup and its weight gradient."),
+        REFUTED: _("A bias-free Linear on one-hot inputs did not reproduce the lookup or its gradient."),
     },
     "C04": {
-        CONFIRMED: "One-hot rows would take {one_hot_over_ids:,.0f}× the bytes of the ids, and every surveyed framework "
-                   "gathers rows instead.",
-        CORRECTED: lambda f: (f"One-hot rows would take {f['one_hot_over_ids']:,.0f}× the bytes of the ids, and most "
-                              f"frameworks gather; but {f['n_one_hot']} of the {f['n_one_hot'] + f['n_gather_only']} "
-                              "surveyed implementations can take the one-hot product, the TPU's route."),
-        REFUTED: "The one-hot route was not the memory waste, or not the exception, that the article says.",
+        CONFIRMED: _("One-hot rows would take {one_hot_over_ids:,.0f}× the bytes of the ids, and every surveyed "
+                     "framework gathers rows instead."),
+        CORRECTED: lambda f: _("One-hot rows would take {ratio:,.0f}× the bytes of the ids, and most frameworks "
+                               "gather; but {n_one_hot} of the {n} surveyed implementations can take the one-hot "
+                               "product, the TPU's route.").format(
+            ratio=f['one_hot_over_ids'], n_one_hot=f['n_one_hot'], n=f['n_one_hot'] + f['n_gather_only']),
+        REFUTED: _("The one-hot route was not the memory waste, or not the exception, that the article says."),
     },
     "C37": {
-        CONFIRMED: lambda f: (f"Positions stay out of the word table and are added after the lookup in {f['n_add']} "
-                              f"of {f['n_add'] + f['n_not_add']} listed models; every later layer keeps the width."),
-        CORRECTED: lambda f: (f"Positions stay out of the word table, but only {f['n_add']} of the "
-                              f"{f['n_add'] + f['n_not_add']} listed models add them to the rows; rotary and ALiBi models "
-                              "bring position into attention."),
-        REFUTED: "Positions were not kept apart from the word table and added in, as the article says.",
+        CONFIRMED: lambda f: _("Positions stay out of the word table and are added after the lookup in {n_add} of {n} "
+                               "listed models; every later layer keeps the width.").format(
+            n_add=f['n_add'], n=f['n_add'] + f['n_not_add']),
+        CORRECTED: lambda f: _("Positions stay out of the word table, but only {n_add} of the {n} listed models add "
+                               "them to the rows; rotary and ALiBi models bring position into attention.").format(
+            n_add=f['n_add'], n=f['n_add'] + f['n_not_add']),
+        REFUTED: _("Positions were not kept apart from the word table and added in, as the article says."),
     },
 }
 

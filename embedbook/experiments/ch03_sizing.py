@@ -64,6 +64,11 @@ def markdown_table(rows: list[dict], columns: dict[str, tuple[str, str | Callabl
     return i18n.Msg(table("en"), table("zh")) if "zh" in i18n.languages() else table("en")
 
 
+def verbatim(text: str) -> str:
+    """``text`` as it is in both editions: data (model names) a figure or a table shows as a label."""
+    return i18n.Msg(text, text).format() if "{" not in text and "}" not in text else text
+
+
 def _sep(en: str) -> str:
     """A separator of a list in a sentence, in the language being written (the Chinese edition's own
     punctuation)."""
@@ -791,41 +796,46 @@ def check_c27(r: Vocabularies) -> claims.Verdict:
     """Settle C27 from :func:`run_vocabularies`."""
 
     def evidence(v: str) -> str:
-        head = (
-            f"{r.older_in_range:.0%} of the {r.n_older} decoder models released before {r.since} in the table lie in "
-            f"30K–100K ids; of the {r.n_recent} released since, {r.n_recent_in_range} ({r.recent_in_range:.0%}, 95 % "
-            f"interval {r.recent_ci_lo:.0%}–{r.recent_ci_hi:.0%}): " + ", ".join(r.recent) + ". "
-        )
+        head = _(
+            "{older:.0%} of the {n_older} decoder models released before {since} in the table lie in "
+            "30K–100K ids; of the {n_recent} released since, {n_in} ({share:.0%}, 95 % "
+            "interval {lo:.0%}–{hi:.0%}): {models}. "
+        ).format(older=r.older_in_range, n_older=r.n_older, since=r.since, n_recent=r.n_recent,
+                 n_in=r.n_recent_in_range, share=r.recent_in_range, lo=r.recent_ci_lo, hi=r.recent_ci_hi,
+                 models=_sep(", ").join(r.recent))
         return head + {
-            CONFIRMED: "The range still describes current models.",
-            CORRECTED: f"The range described the previous generation; the current models span {r.recent_min / 1000:,.0f}K–"
-                       f"{r.recent_max / 1000:,.0f}K ids, {r.n_recent_above} of the {r.n_recent} above 100K.",
-            REFUTED: "The range describes neither generation in this table.",
-            INCONCLUSIVE: "Too few current models to tell whether the range still describes them.",
+            CONFIRMED: _("The range still describes current models."),
+            CORRECTED: _("The range described the previous generation; the current models span {lo:,.0f}K–"
+                         "{hi:,.0f}K ids, {n_above} of the {n_recent} above 100K.").format(
+                lo=r.recent_min / 1000, hi=r.recent_max / 1000, n_above=r.n_recent_above, n_recent=r.n_recent),
+            REFUTED: _("The range describes neither generation in this table."),
+            INCONCLUSIVE: _("Too few current models to tell whether the range still describes them."),
         }[v]
 
     if r.since != C27_SINCE:
         raise ValueError(f"C27 is decided on the models released from {C27_SINCE} on; run_vocabularies() with the "
                          f"default since, not {r.since}")
     def finding(v: str) -> str:
-        shares = (f"Of the {r.n_older} decoder models released before {r.since}, {r.older_in_range:.0%} have 30K–100K "
-                  f"ids; of the {r.n_recent} released since, {r.recent_in_range:.0%} (95% interval "
-                  f"{r.recent_ci_lo:.0%}–{r.recent_ci_hi:.0%}), spanning {r.recent_min / 1000:,.0f}K–"
-                  f"{r.recent_max / 1000:,.0f}K. ")
+        shares = _("Of the {n_older} decoder models released before {since}, {older:.0%} have 30K–100K "
+                   "ids; of the {n_recent} released since, {share:.0%} (95% interval "
+                   "{lo:.0%}–{hi:.0%}), spanning {vmin:,.0f}K–{vmax:,.0f}K. ").format(
+            n_older=r.n_older, since=r.since, older=r.older_in_range, n_recent=r.n_recent, share=r.recent_in_range,
+            lo=r.recent_ci_lo, hi=r.recent_ci_hi, vmin=r.recent_min / 1000, vmax=r.recent_max / 1000)
         return shares + {
-            CONFIRMED: "The range still describes current models.",
-            CORRECTED: "The range described the earlier generation, not the current one.",
-            REFUTED: "The range describes neither generation.",
-            INCONCLUSIVE: "Too few current models to tell.",
+            CONFIRMED: _("The range still describes current models."),
+            CORRECTED: _("The range described the earlier generation, not the current one."),
+            REFUTED: _("The range describes neither generation."),
+            INCONCLUSIVE: _("Too few current models to tell."),
         }[v]
 
     figures = {"recent_in_range": r.recent_in_range, "recent_ci_lo": r.recent_ci_lo, "recent_ci_hi": r.recent_ci_hi,
                "older_in_range": r.older_in_range}
     return claims.judge("C27", figures, evidence, finding=finding,
-                        strength=f"{r.n_recent + r.n_older} published configurations, each cited; a sample, not a "
-                        "census (closed models such as GPT-4o, whose o200k tokenizer has about 200K ids, publish no "
-                        "configuration). Rule revised after an external audit of the first build (was: the point "
-                        "share over 4 hand-picked current models, 0 of 4).")
+                        strength=_("{n} published configurations, each cited; a sample, not a "
+                                   "census (closed models such as GPT-4o, whose o200k tokenizer has about 200K ids, "
+                                   "publish no configuration). Rule revised after an external audit of the first "
+                                   "build (was: the point share over 4 hand-picked current models, 0 of 4).").format(
+                            n=r.n_recent + r.n_older))
 
 
 # --- C35: the table's share of the model --------------------------------------------------------------------
@@ -951,40 +961,46 @@ def check_c35(r: Shares) -> claims.Verdict:
     lo, hi = stats.wilson_interval(r.n_small_sizeable, r.n_small)
 
     def evidence(v: str) -> str:
-        head = (
-            f"100,000 × 1,000 = {r.product:,}. Next to {r.example_layers} layers of width 1,000 (12·L·d²) such a table is "
-            f"{r.example_share:.0%} of the model. The bundled MiniLM, counted from its weights, spends {r.minilm_table:,} "
-            f"of {r.minilm_total:,} parameters ({r.minilm_share:.0%}) on its token table. Of the {r.n_small} published "
-            f"configurations below 10B parameters, {r.n_small_sizeable} ({frac:.0%}, 95 % interval {lo:.0%}–{hi:.0%}) "
-            f"spend at least 10% on their token table(s) (median {r.median_small:.0%}). "
-        )
-        scale = (f"From 10B up the table fades: {r.n_large_sizeable} of {r.n_large} models reach 10% (median "
-                 f"{r.median_large:.1%}), since the table grows with d and the layers with L·d². "
+        head = _(
+            "100,000 × 1,000 = {product:,}. Next to {layers} layers of width 1,000 (12·L·d²) such a table is "
+            "{example:.0%} of the model. The bundled MiniLM, counted from its weights, spends {minilm_table:,} "
+            "of {minilm_total:,} parameters ({minilm_share:.0%}) on its token table. Of the {n_small} published "
+            "configurations below 10B parameters, {n_sizeable} ({frac:.0%}, 95 % interval {lo:.0%}–{hi:.0%}) "
+            "spend at least 10% on their token table(s) (median {median:.0%}). "
+        ).format(product=r.product, layers=r.example_layers, example=r.example_share, minilm_table=r.minilm_table,
+                 minilm_total=r.minilm_total, minilm_share=r.minilm_share, n_small=r.n_small,
+                 n_sizeable=r.n_small_sizeable, frac=frac, lo=lo, hi=hi, median=r.median_small)
+        scale = (_("From 10B up the table fades: {n_large_sizeable} of {n_large} models reach 10% (median "
+                   "{median:.1%}), since the table grows with d and the layers with L·d². ")
                  if r.median_large < 0.1 <= r.median_small else
-                 f"From 10B up, {r.n_large_sizeable} of {r.n_large} models reach 10% (median {r.median_large:.1%}). ")
+                 _("From 10B up, {n_large_sizeable} of {n_large} models reach 10% (median {median:.1%}). ")).format(
+            n_large_sizeable=r.n_large_sizeable, n_large=r.n_large, median=r.median_large)
         return head + {
-            CONFIRMED: "Often a sizeable share at the article's scale, as it says. " + scale,
-            CORRECTED: "Sometimes a sizeable share at the article's scale, not often. " + scale,
-            REFUTED: "Rarely a sizeable share, even at the article's scale. " + scale,
+            CONFIRMED: _("Often a sizeable share at the article's scale, as it says. ") + scale,
+            CORRECTED: _("Sometimes a sizeable share at the article's scale, not often. ") + scale,
+            REFUTED: _("Rarely a sizeable share, even at the article's scale. ") + scale,
         }[v]
 
     def finding(v: str) -> str:
         if r.product != 100_000_000:
-            return f"100,000 × 1,000 is {r.product:,}, not the article's hundred million."
-        counts = (f"Of the {r.n_small} published models below {C35_SPLIT / 1e9:,.0f}B parameters, {r.n_small_sizeable} "
-                  f"({frac:.0%}) spend at least {SIZEABLE:.0%} on their token table(s); from "
-                  f"{C35_SPLIT / 1e9:,.0f}B up, {r.n_large_sizeable} of {r.n_large} do. ")
+            return _("100,000 × 1,000 is {product:,}, not the article's hundred million.").format(product=r.product)
+        counts = _("Of the {n_small} published models below {split:,.0f}B parameters, {n_sizeable} "
+                   "({frac:.0%}) spend at least {sizeable:.0%} on their token table(s); from "
+                   "{split:,.0f}B up, {n_large_sizeable} of {n_large} do. ").format(
+            n_small=r.n_small, split=C35_SPLIT / 1e9, n_sizeable=r.n_small_sizeable, frac=frac, sizeable=SIZEABLE,
+            n_large_sizeable=r.n_large_sizeable, n_large=r.n_large)
         return counts + {
-            CONFIRMED: "Often a sizeable share at the article's scale, as it says.",
-            CORRECTED: "Sometimes a sizeable share at the article's scale, not often.",
-            REFUTED: "Rarely a sizeable share, even at the article's scale.",
+            CONFIRMED: _("Often a sizeable share at the article's scale, as it says."),
+            CORRECTED: _("Sometimes a sizeable share at the article's scale, not often."),
+            REFUTED: _("Rarely a sizeable share, even at the article's scale."),
         }[v]
 
     figures = {"product_exact": int(r.product == 100_000_000), "frac_small": frac}  # the counts: from the sources
     return claims.judge("C35", figures, evidence, finding=finding,
-                        strength=f"one model counted from its weights; {r.n_small + r.n_large} cited configurations, a "
-                        "sample, not a census. Rule revised after an external audit of the first build (was: the "
-                        "median share had to be sizeable both below and above 10B; corrected because it fades above).")
+                        strength=_("one model counted from its weights; {n} cited configurations, a "
+                                   "sample, not a census. Rule revised after an external audit of the first build "
+                                   "(was: the median share had to be sizeable both below and above 10B; corrected "
+                                   "because it fades above).").format(n=r.n_small + r.n_large))
 
 
 # --- C36: multilingual tables ---------------------------------------------------------------------------------
@@ -1137,8 +1153,10 @@ def _c36(f, t):
 
 
 def _pairs_text(rows: list[dict]) -> str:
-    return "; ".join(f"{row['monolingual']} {row['mono table (M)']:,.1f}M against {row['multilingual']} "
-                     f"{row['multi table (M)']:,.1f}M (×{row['ratio']:.2f}, d = {row['d']:,})" for row in rows)
+    return _sep("; ").join(
+        _("{mono} {mono_m:,.1f}M against {multi} {multi_m:,.1f}M (×{ratio:.2f}, d = {d:,})").format(
+            mono=row["monolingual"], mono_m=row["mono table (M)"], multi=row["multilingual"],
+            multi_m=row["multi table (M)"], ratio=row["ratio"], d=row["d"]) for row in rows)
 
 
 @claims.check("C36")
@@ -1149,31 +1167,36 @@ def check_c36(r: Multilingual) -> claims.Verdict:
     usually = claims.rule_of("C36").thresholds["usually"]
 
     def evidence(v: str) -> str:
-        head = (f"Each English model against its multilingual sibling: {_pairs_text(r.sibling_rows)}. The "
-                f"multilingual table is larger in {r.n_sib_thicker} of {r.n_siblings} sibling pairs ({sib_share:.0%}). ")
+        head = _("Each English model against its multilingual sibling: {pairs}. The "
+                 "multilingual table is larger in {n_thicker} of {n} sibling pairs ({share:.0%}). ").format(
+            pairs=_pairs_text(r.sibling_rows), n_thicker=r.n_sib_thicker, n=r.n_siblings, share=sib_share)
         tail = {
-            CONFIRMED: "Usually, as the article says: with the architecture and width held fixed, the multilingual "
-                       "model's larger vocabulary makes its table thicker. ",
-            CORRECTED: "More often than not, but not 'usually'. ",
-            REFUTED: "Not more often than not. ",
+            CONFIRMED: _("Usually, as the article says: with the architecture and width held fixed, the multilingual "
+                         "model's larger vocabulary makes its table thicker. "),
+            CORRECTED: _("More often than not, but not 'usually'. "),
+            REFUTED: _("Not more often than not. "),
         }[v]
         top_d, top_n = Counter(row["d"] for row in r.rows).most_common(1)[0]
-        others = (f"Over every same-width pair of the configuration table it is larger in {r.n_thicker} of "
-                  f"{r.n_pairs} pairs ({pair_share:.0%}), {top_n} of them at one width (d = {top_d:,}); counting "
-                  f"each of the {r.n_widths} widths once gives {r.width_share:.0%}. ")
+        others = _("Over every same-width pair of the configuration table it is larger in {n_thicker} of "
+                   "{n_pairs} pairs ({share:.0%}), {top_n} of them at one width (d = {top_d:,}); counting "
+                   "each of the {n_widths} widths once gives {width_share:.0%}. ").format(
+            n_thicker=r.n_thicker, n_pairs=r.n_pairs, share=pair_share, top_n=top_n, top_d=top_d,
+            n_widths=r.n_widths, width_share=r.width_share)
         both = [pair_share >= usually, r.width_share >= usually]
-        others += ("Both of these countings reach the share `usually` too. " if all(both) else
-                   "These two countings disagree with each other; they pair models of different families, so "
-                   "they do not decide. " if any(both) else
-                   "Neither of these countings reaches the share `usually`; they pair models of different "
-                   "families, so they do not decide. ")
+        others += (_("Both of these countings reach the share `usually` too. ") if all(both) else
+                   _("These two countings disagree with each other; they pair models of different families, so "
+                     "they do not decide. ") if any(both) else
+                   _("Neither of these countings reaches the share `usually`; they pair models of different "
+                     "families, so they do not decide. "))
         if against:
-            others += ("Against it among them: " + ", ".join(f"{row['monolingual']} vs {row['multilingual']}"
-                                                           for row in against) + ". ")
+            others += _("Against it among them: {pairs}. ").format(pairs=_sep(", ").join(
+                _("{mono} vs {multi}").format(mono=row["monolingual"], multi=row["multilingual"])
+                for row in against))
         if r.big_monolingual:
-            others += ("The number of ids is a design choice: " + ", ".join(r.big_monolingual)
-                       + (" are" if len(r.big_monolingual) > 1 else " is") + " trained mainly on English and "
-                       "still have 100K ids or more.")
+            others += (_("The number of ids is a design choice: {models} are trained mainly on English and "
+                         "still have 100K ids or more.") if len(r.big_monolingual) > 1 else
+                       _("The number of ids is a design choice: {models} is trained mainly on English and "
+                         "still has 100K ids or more.")).format(models=_sep(", ").join(r.big_monolingual))
         return head + tail + others
 
     if [x["ratio"] > 1 for x in r.sibling_rows] != [bool(s.supports) for s in C36_SOURCES]:
@@ -1181,84 +1204,92 @@ def check_c36(r: Multilingual) -> claims.Verdict:
                          "default siblings (ch03.SIBLING_PAIRS)")
     def finding(v: str) -> str:
         ratios = [row["ratio"] for row in r.sibling_rows]
-        pairs = (f"Against the multilingual sibling built on it, the multilingual table is larger for "
-                 f"{r.n_sib_thicker} of {r.n_siblings} English models ({min(ratios):.1f}× to {max(ratios):.1f}× "
-                 "the parameters). ")
+        pairs = _("Against the multilingual sibling built on it, the multilingual table is larger for "
+                  "{n_thicker} of {n} English models ({lo:.1f}× to {hi:.1f}× "
+                  "the parameters). ").format(n_thicker=r.n_sib_thicker, n=r.n_siblings, lo=min(ratios), hi=max(ratios))
         return pairs + {
-            CONFIRMED: "Usually thicker, as the article says.",
-            CORRECTED: "More often than not, but not usually.",
-            REFUTED: "Not more often than not.",
+            CONFIRMED: _("Usually thicker, as the article says."),
+            CORRECTED: _("More often than not, but not usually."),
+            REFUTED: _("Not more often than not."),
         }[v]
 
     figures = {"n_siblings": r.n_siblings, "n_pairs": r.n_pairs, "n_thicker": r.n_thicker,
                "width_share": r.width_share}
     return claims.judge(
         "C36", figures, evidence, finding=finding,
-        strength=f"{r.n_siblings} sibling pairs, each from its paper and released configuration (cited); the "
+        strength=_("{n} sibling pairs, each from its paper and released configuration (cited); the "
         "same-width pairs come from a sample of published models, not a census. Rule revised twice after "
         "measuring: first (after the first build's audit) from 4 hand-picked pairs to every same-width pair "
         "(14 of 17, 'confirmed'); then in a later review, after an audit showed that counting each width once "
         "gives 0.70 ('corrected'), to the sibling pairs. The sibling comparison was declared the deciding reading "
         "before its ratios were computed (the audit had quoted two of them, ×3.9 and ×8.2), because it is the "
-        "direct test of the article's words: a model against the same model made multilingual.")
+        "direct test of the article's words: a model against the same model made multilingual.").format(
+            n=r.n_siblings))
 # --- the chapter's summary: one sentence per claim, chosen by the verdict -------------------------------
 
 HEADLINES = {
     "C05": {
-        CONFIRMED: "The article's 524 MB (fp32) and 262 MB (fp16, bf16) are right, in decimal megabytes.",
-        CORRECTED: "The article's sizes are off by up to {worst_rel_err:.1%}.",
-        REFUTED: "The article's sizes are wrong (off by up to {worst_rel_err:.0%}).",
+        CONFIRMED: _("The article's 524 MB (fp32) and 262 MB (fp16, bf16) are right, in decimal megabytes."),
+        CORRECTED: _("The article's sizes are off by up to {worst_rel_err:.1%}."),
+        REFUTED: _("The article's sizes are wrong (off by up to {worst_rel_err:.0%})."),
     },
     "C06": {
-        CONFIRMED: "The article's table of embedding sizes is right.",
+        CONFIRMED: _("The article's table of embedding sizes is right."),
         CORRECTED: lambda f: (
-            f"The article's table of embedding sizes is right to within {f['worst_rel_err']:.1%}, but "
-            + ("one of its figures is" if f["n_rounding_off"] == 1 else f"{f['n_rounding_off']} of its figures are")
-            + " rounded wrongly."),
-        REFUTED: "The article's table is off by up to {worst_rel_err:.0%}.",
+            _("The article's table of embedding sizes is right to within {err:.1%}, but one of its figures is "
+              "rounded wrongly.") if f["n_rounding_off"] == 1 else
+            _("The article's table of embedding sizes is right to within {err:.1%}, but {n} of its figures are "
+              "rounded wrongly.")).format(err=f["worst_rel_err"], n=f["n_rounding_off"]),
+        REFUTED: _("The article's table is off by up to {worst_rel_err:.0%}."),
     },
     "C07": {
-        CONFIRMED: "Tying halves the embedding parameters; at GPT-3's size it saves about 600M, as stated.",
-        CORRECTED: "Tying halves the embedding parameters, but the saving at GPT-3's size is not about 600M.",
-        REFUTED: "Tying did not halve the embedding parameters.",
+        CONFIRMED: _("Tying halves the embedding parameters; at GPT-3's size it saves about 600M, as stated."),
+        CORRECTED: _("Tying halves the embedding parameters, but the saving at GPT-3's size is not about 600M."),
+        REFUTED: _("Tying did not halve the embedding parameters."),
     },
     "C19": {
-        CONFIRMED: "Counting the layers alone fits every model in the article's table to within 10%.",
-        CORRECTED: "Counting the layers alone fits the article's models from 7B up to within {worst_large_err:.0%}, "
-                   "but misses small ones by up to {worst_err:.0%}.",
-        REFUTED: "Counting the layers alone does not fit the article's models.",
+        CONFIRMED: _("Counting the layers alone fits every model in the article's table to within 10%."),
+        CORRECTED: _("Counting the layers alone fits the article's models from 7B up to within {worst_large_err:.0%}, "
+                     "but misses small ones by up to {worst_err:.0%}."),
+        REFUTED: _("Counting the layers alone does not fit the article's models."),
     },
     "C20": {
-        CONFIRMED: "Every configuration splits its width evenly over its heads.",
-        CORRECTED: lambda f: (f"{f['n_divisible'] / (f['n_divisible'] + f['n_not_divisible']):.0%} of the "
-                              "configurations split their width evenly over the heads, but "
-                              f"{f['n_decoupled']} use heads of another total width: divisibility is a convention, "
-                              "not a requirement."),
-        REFUTED: "Most configurations do not split their width evenly over their heads.",
+        CONFIRMED: _("Every configuration splits its width evenly over its heads."),
+        CORRECTED: lambda f: _("{share:.0%} of the configurations split their width evenly over the heads, but "
+                               "{n_decoupled} use heads of another total width: divisibility is a convention, "
+                               "not a requirement.").format(
+            share=f["n_divisible"] / (f["n_divisible"] + f["n_not_divisible"]), n_decoupled=f["n_decoupled"]),
+        REFUTED: _("Most configurations do not split their width evenly over their heads."),
     },
     "C27": {
-        CONFIRMED: "Current vocabularies still lie in 30K–100K.",
-        CORRECTED: lambda f: "30K–100K described the models before 2024 ({3:.0%} of them in the table), not the current "\
-                             "ones ({0:.0%} of them, 95 % interval {1:.0%}–{2:.0%}).".format(*_vocab_shares(f)),
-        REFUTED: "30K–100K describes neither the current nor the earlier models.",
-        INCONCLUSIVE: "Too few current models in the table to tell whether 30K–100K still describes them.",
+        CONFIRMED: _("Current vocabularies still lie in 30K–100K."),
+        CORRECTED: lambda f: _("30K–100K described the models before 2024 ({3:.0%} of them in the table), not the "
+                               "current ones ({0:.0%} of them, 95 % interval {1:.0%}–{2:.0%}).").format(
+            *_vocab_shares(f)),
+        REFUTED: _("30K–100K describes neither the current nor the earlier models."),
+        INCONCLUSIVE: _("Too few current models in the table to tell whether 30K–100K still describes them."),
     },
     "C35": {
-        CONFIRMED: lambda f: ("The token table is often a sizeable share of models at the article's scale "
-                              f"({_small_share(f):.0%} of the models below 10B spend at least 10% on it)."),
-        CORRECTED: lambda f: ("The token table is sometimes, not often, a sizeable share "
-                              f"({_small_share(f):.0%} of the models below 10B spend at least 10% on it)."),
-        REFUTED: lambda f: f"The token table is rarely a sizeable share of these models ({_small_share(f):.0%} below 10B).",
+        CONFIRMED: lambda f: _("The token table is often a sizeable share of models at the article's scale "
+                               "({share:.0%} of the models below 10B spend at least 10% on it).").format(
+            share=_small_share(f)),
+        CORRECTED: lambda f: _("The token table is sometimes, not often, a sizeable share "
+                               "({share:.0%} of the models below 10B spend at least 10% on it).").format(
+            share=_small_share(f)),
+        REFUTED: lambda f: _("The token table is rarely a sizeable share of these models ({share:.0%} below "
+                             "10B).").format(share=_small_share(f)),
     },
     "C36": {
-        CONFIRMED: lambda f: ("Made multilingual, a model usually gets the thicker token table "
-                              f"({f['n_sib_thicker']} of {f['n_sib_thicker'] + f['n_sib_not']} English models against "
-                              "their multilingual siblings)."),
-        CORRECTED: lambda f: (f"Made multilingual, a model gets the thicker table in {f['n_sib_thicker']} of "
-                              f"{f['n_sib_thicker'] + f['n_sib_not']} sibling pairs: more often than not, not "
-                              "'usually'."),
-        REFUTED: lambda f: ("Made multilingual, models do not usually get thicker tables "
-                            f"({f['n_sib_thicker']} of {f['n_sib_thicker'] + f['n_sib_not']} sibling pairs)."),
+        CONFIRMED: lambda f: _("Made multilingual, a model usually gets the thicker token table "
+                               "({n_thicker} of {n} English models against "
+                               "their multilingual siblings).").format(
+            n_thicker=f["n_sib_thicker"], n=f["n_sib_thicker"] + f["n_sib_not"]),
+        CORRECTED: lambda f: _("Made multilingual, a model gets the thicker table in {n_thicker} of "
+                               "{n} sibling pairs: more often than not, not "
+                               "'usually'.").format(n_thicker=f["n_sib_thicker"], n=f["n_sib_thicker"] + f["n_sib_not"]),
+        REFUTED: lambda f: _("Made multilingual, models do not usually get thicker tables "
+                             "({n_thicker} of {n} sibling pairs).").format(
+            n_thicker=f["n_sib_thicker"], n=f["n_sib_thicker"] + f["n_sib_not"]),
     },
 }
 

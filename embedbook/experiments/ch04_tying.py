@@ -11,9 +11,10 @@ from typing import Callable
 import numpy as np
 import torch
 
-from embedbook import claims, data, device as _device, lm, similarity, stats, tokenize
+from embedbook import claims, data, device as _device, i18n, lm, similarity, stats, tokenize
 from embedbook.book import Result
 from embedbook.claims import CONFIRMED, CORRECTED, INCONCLUSIVE, REFUTED
+from embedbook.i18n import _
 
 # --- parameter counts ---------------------------------------------------------------------------------
 
@@ -206,8 +207,10 @@ class Tying(Result):
     def finding(self) -> str:
         """One sentence saying what the runs showed, per training-set size (for the chapter's summary)."""
         s, g = self.gap(self.small_tokens), self.gap(self.large_tokens)
-        return (f"with {self.small_tokens:,} training tokens {_direction(s)} ({s.lo:+.3f} to {s.hi:+.3f} nats, untied − "
-                f"tied), and with {self.large_tokens:,} {_direction(g)} ({g.lo:+.3f} to {g.hi:+.3f} nats)")
+        return _("with {small:,} training tokens {small_direction} ({s_lo:+.3f} to {s_hi:+.3f} nats, untied − "
+                 "tied), and with {large:,} {large_direction} ({g_lo:+.3f} to {g_hi:+.3f} nats)").format(
+            small=self.small_tokens, small_direction=_direction(s), s_lo=s.lo, s_hi=s.hi, large=self.large_tokens,
+            large_direction=_direction(g), g_lo=g.lo, g_hi=g.hi)
 
 
 def run_one(corpus: Corpus, n_train: int, *, tie: bool, seed: int, d_model: int, n_layers: int, context: int,
@@ -394,12 +397,12 @@ def _c08_figures(r: Tying) -> dict:
 
 def _direction(e: stats.SeedEffect) -> str:
     if e.n < 3:
-        return f"{e.n} seed{'s' if e.n != 1 else ''} cannot decide"
+        return (_("{n} seeds cannot decide") if e.n != 1 else _("{n} seed cannot decide")).format(n=e.n)
     if e.lo > 0:
-        return "tying lowered the loss on every seed"
+        return _("tying lowered the loss on every seed")
     if e.hi < 0:
-        return "untying lowered the loss on every seed"
-    return "the seeds disagreed on the sign"
+        return _("untying lowered the loss on every seed")
+    return _("the seeds disagreed on the sign")
 
 
 def _who(src: claims.Source) -> str:
@@ -409,11 +412,26 @@ def _who(src: claims.Source) -> str:
 
 
 def _cites(sources: list[claims.Source]) -> str:
-    return "; ".join(dict.fromkeys(_who(x) for x in sources))
+    return ("；" if i18n.current() == "zh" else "; ").join(dict.fromkeys(_who(x) for x in sources))
+
+
+def _capitalized(words: str, end: str = "") -> "i18n.Msg | str":
+    """``words`` (a message) as a sentence of its own: the English capitalised, ``end`` added to each side
+    (a Chinese sentence ends in its own full stop)."""
+    if isinstance(words, i18n.Msg):
+        return i18n.Msg(words.en[0].upper() + words.en[1:] + end, words.zh + ("。" if end == "." else end))
+    return words[0].upper() + words[1:] + end
+
+
+def _lowered(words: "i18n.Msg | str") -> "i18n.Msg | str":
+    """``words`` (a message) in the middle of a sentence: the English's first letter in lower case."""
+    if isinstance(words, i18n.Msg):
+        return i18n.Msg(words.en[0].lower() + words.en[1:], words.zh)
+    return words[0].lower() + words[1:]
 
 
 def _studies(n: int) -> str:
-    return f"{n} cited stud{'y' if n == 1 else 'ies'}"
+    return (_("{n} cited study") if n == 1 else _("{n} cited studies")).format(n=n)
 
 
 def _c08_literature(v: str) -> str:
@@ -422,18 +440,23 @@ def _c08_literature(v: str) -> str:
     improve = [x for x in lit.sources if x.bears("tying_improves")]
     low = [x for x in lit.sources if x.bears("gain_larger_with_less_data")]
     hurt = [x for x in lit.sources if x.bears("tying_improves", claims.CONTRADICTS)]
-    said = (f"{_studies(len(improve))} found that tying lowered held-out perplexity ({_cites(improve)})" if improve
-            else "no cited study found that tying lowered held-out perplexity")
-    less = (f"{_studies(len(low))} found the gain larger with less data ({_cites(low)})" if low else
-            "none compares its gain across amounts of data, so 'especially in low-resource settings' is unsupported")
-    worse = (f"{_studies(len(hurt))} found untied embeddings did better ({_cites(hurt)})" if hurt else
-             "none found untied embeddings better")
+    said = (_("{studies} found that tying lowered held-out perplexity ({cites})").format(
+                studies=_studies(len(improve)), cites=_cites(improve)) if improve
+            else _("no cited study found that tying lowered held-out perplexity"))
+    less = (_("{studies} found the gain larger with less data ({cites})").format(
+                studies=_studies(len(low)), cites=_cites(low)) if low else
+            _("none compares its gain across amounts of data, so 'especially in low-resource settings' is unsupported"))
+    worse = (_("{studies} found untied embeddings did better ({cites})").format(
+                 studies=_studies(len(hurt)), cites=_cites(hurt)) if hurt else
+             _("none found untied embeddings better"))
+    n = len(lit.sources)
     return {
-        CONFIRMED: f"The literature agrees: {said}; {less}; {worse}. ",
-        CORRECTED: f"In the literature {said}, so it does help generalisation; but {less}; and {worse}. ",
-        REFUTED: f"In the literature {said}, and {worse}. ",
-        INCONCLUSIVE: f"{len(lit.sources)} cited source{'s' if len(lit.sources) != 1 else ''}, but none compares tied "
-        "and untied embeddings. ",
+        CONFIRMED: _("The literature agrees: {said}; {less}; {worse}. ").format(said=said, less=less, worse=worse),
+        CORRECTED: _("In the literature {said}, so it does help generalisation; but {less}; and {worse}. ").format(
+            said=said, less=less, worse=worse),
+        REFUTED: _("In the literature {said}, and {worse}. ").format(said=said, worse=worse),
+        INCONCLUSIVE: (_("{n} cited sources, but none compares tied and untied embeddings. ") if n != 1 else
+                       _("{n} cited source, but none compares tied and untied embeddings. ")).format(n=n),
     }[v]
 
 
@@ -446,53 +469,70 @@ def check_c08(r: Tying) -> claims.Verdict:
 
     gen = {n: {tie: float(np.mean([x.best_val_loss - x.train_at_best for x in r.arm(n, tie)])) for tie in (True, False)}
            for n in (r.small_tokens, r.large_tokens)}
-    gen = (
-        f"The generalisation gap (validation − training loss at the best point, mean of seeds), tied / untied, is "
-        f"{gen[r.small_tokens][True]:.3f} / {gen[r.small_tokens][False]:.3f} nats on the small set and "
-        f"{gen[r.large_tokens][True]:.3f} / {gen[r.large_tokens][False]:.3f} on the larger one: a regulariser would "
+    gen = _(
+        "The generalisation gap (validation − training loss at the best point, mean of seeds), tied / untied, is "
+        "{small_tied:.3f} / {small_untied:.3f} nats on the small set and "
+        "{large_tied:.3f} / {large_untied:.3f} on the larger one: a regulariser would "
         "narrow it. "
-    )
+    ).format(small_tied=gen[r.small_tokens][True], small_untied=gen[r.small_tokens][False],
+             large_tied=gen[r.large_tokens][True], large_untied=gen[r.large_tokens][False])
 
     def evidence(v: str) -> str:
-        head = (
-            f"Best validation loss, untied − tied, per seed: {s.lo:+.3f} to {s.hi:+.3f} nats on {r.small_tokens:,} "
-            f"training tokens ({_direction(s)}) and {g.lo:+.3f} to {g.hi:+.3f} nats on {r.large_tokens:,} "
-            f"({_direction(g)}); mean perplexity tied / untied {math.exp(r.mean_best(r.small_tokens, True)):.1f} / "
-            f"{math.exp(r.mean_best(r.small_tokens, False)):.1f} and {math.exp(r.mean_best(r.large_tokens, True)):.1f} / "
-            f"{math.exp(r.mean_best(r.large_tokens, False)):.1f}. "
-        )
+        head = _(
+            "Best validation loss, untied − tied, per seed: {s_lo:+.3f} to {s_hi:+.3f} nats on {small:,} "
+            "training tokens ({small_direction}) and {g_lo:+.3f} to {g_hi:+.3f} nats on {large:,} "
+            "({large_direction}); mean perplexity tied / untied {small_tied:.1f} / "
+            "{small_untied:.1f} and {large_tied:.1f} / "
+            "{large_untied:.1f}. "
+        ).format(s_lo=s.lo, s_hi=s.hi, small=r.small_tokens, small_direction=_direction(s), g_lo=g.lo, g_hi=g.hi,
+                 large=r.large_tokens, large_direction=_direction(g),
+                 small_tied=math.exp(r.mean_best(r.small_tokens, True)),
+                 small_untied=math.exp(r.mean_best(r.small_tokens, False)),
+                 large_tied=math.exp(r.mean_best(r.large_tokens, True)),
+                 large_untied=math.exp(r.mean_best(r.large_tokens, False)))
         literature = _c08_literature(v)
-        small = _direction(s)
-        mini = ("Our miniature, an illustration that cannot overturn those studies (see the strength): on the small "
-                f"set {small}, on the larger one {_direction(g)}. ")
-        return literature + mini + head + gen
+        mini = _("Our miniature, an illustration that cannot overturn those studies (see the strength): on the small "
+                 "set {small_direction}, on the larger one {large_direction}. ").format(
+            small_direction=_direction(s), large_direction=_direction(g))
+        return literature + mini + head + i18n.tr(gen)
 
-    margin = (f"every run at least {r.margin():.2f} nats below a unigram model" if r.margin() >= 0 else
-              f"the weakest run {-r.margin():.2f} nats above a unigram model")
-    strength = (
+    margin = (_("every run at least {margin:.2f} nats below a unigram model").format(margin=r.margin())
+              if r.margin() >= 0 else
+              _("the weakest run {margin:.2f} nats above a unigram model").format(margin=-r.margin()))
+    strength = _(
         "The verdict rests on the cited studies (LSTM language models on about a million tokens and more). The "
-        f"miniature: {r.n_seeds} seed{'s' if r.n_seeds != 1 else ''} per arm; {plateaus} of {len(r.runs)} runs stopped "
-        f"on a plateau (no gain of {r.min_delta:g} nats in {r.patience} evaluations; best weights kept); {margin}; the "
-        f"whole validation split ({r.n_val:,} tokens) scored. Its confounds: one learning rate ({r.lr:g}) for both "
-        f"arms; the untied model has {r.params_untied / r.params_tied - 1:.0%} more parameters (its second table); "
-        f"one-layer models of width {r.d_model} on {r.small_tokens:,} and {r.large_tokens:,} tokens. Rule revised "
+        "miniature: {n_seeds} {seeds_word} per arm; {plateaus} of {n_runs} runs stopped "
+        "on a plateau (no gain of {min_delta:g} nats in {patience} evaluations; best weights kept); {margin}; the "
+        "whole validation split ({n_val:,} tokens) scored. Its confounds: one learning rate ({lr:g}) for both "
+        "arms; the untied model has {more:.0%} more parameters (its second table); "
+        "one-layer models of width {d_model} on {small:,} and {large:,} tokens. Rule revised "
         "after an external audit of the first build (was: the miniature decided, and could confirm but not refute; "
         "an intermediate revision let it refute): a miniature this small decides neither way, so the literature does. "
-        "Since a later review, the counts come from the source list (they were typed), with MobileLLM added; the rule is unchanged."
-    )
+        "Since a later review, the counts come from the source list (they were typed), with MobileLLM added; the rule "
+        "is unchanged."
+    ).format(n_seeds=r.n_seeds, seeds_word=_("seeds") if r.n_seeds != 1 else _("seed"), plateaus=plateaus,
+             n_runs=len(r.runs), min_delta=r.min_delta, patience=r.patience, margin=margin, n_val=r.n_val, lr=r.lr,
+             more=r.params_untied / r.params_tied - 1, d_model=r.d_model, small=r.small_tokens, large=r.large_tokens)
 
     def finding(v: str) -> str:
         rule = claims.rule_of("C08")
         n = rule.literature.figures(rule.counted)
-        said = f"{_studies(n['studies_improve'])} find that tying lowers held-out perplexity"
+        said = _("{studies} find that tying lowers held-out perplexity").format(studies=_studies(n["studies_improve"]))
         low, hurt = n["studies_low_resource"], n["studies_hurt"]
-        less = (f"{low} find{'s' if low == 1 else ''} the gain larger with less data" if low
-                else "none compares the gain across amounts of data")
-        worse = f"{hurt} find{'s' if hurt == 1 else ''} untied embeddings better" if hurt else "none finds untying better"
+        less = ((_("{n} finds the gain larger with less data") if low == 1 else
+                 _("{n} find the gain larger with less data")).format(n=low) if low
+                else _("none compares the gain across amounts of data"))
+        if hurt:
+            worse = (_("{n} finds untied embeddings better") if hurt == 1 else
+                     _("{n} find untied embeddings better")).format(n=hurt)
+        else:
+            worse = _("none finds untying better")
         if v == CORRECTED:  # what holds first, then what does not
-            return f"{said}, so tying can help generalisation; but {less}, so 'especially with little data' is unsupported. {worse[0].upper() + worse[1:]}."
-        return (f"{said}; {less}; {worse}. Our miniature only illustrates: on {r.small_tokens:,} training tokens, "
-                f"{_direction(s)}.")
+            return _("{said}, so tying can help generalisation; but {less}, so 'especially with little data' is "
+                     "unsupported. {worse}").format(said=said, less=less, worse=_capitalized(worse, "."))
+        return _("{said}; {less}; {worse}. Our miniature only illustrates: on {small:,} training tokens, "
+                 "{small_direction}.").format(said=said, less=less, worse=worse, small=r.small_tokens,
+                                               small_direction=_direction(s))
 
     return claims.judge("C08", f, evidence, strength, finding=finding)
 
@@ -617,21 +657,23 @@ def check_c09(r: TyingLiterature) -> claims.Verdict:
     def evidence(v: str) -> str:
         mini = ""
         if not math.isnan(r.io_overlap):
-            mini = (f"In this chapter's untied miniatures the input and the output table agree on {r.io_overlap:.0%} "
-                    f"of each token's 10 nearest neighbours (chance: {r.io_overlap_chance:.1%}): ")
-            mini += ("above chance, so the two tables learned some shared structure, yet far from all: left free, the "
-                     "two roles organise the tokens differently, and tying forbids that. "
+            mini = _("In this chapter's untied miniatures the input and the output table agree on {overlap:.0%} "
+                     "of each token's 10 nearest neighbours (chance: {chance:.1%}): ").format(
+                overlap=r.io_overlap, chance=r.io_overlap_chance)
+            mini += (_("above chance, so the two tables learned some shared structure, yet far from all: left free, "
+                       "the two roles organise the tokens differently, and tying forbids that. ")
                      if r.io_overlap >= IO_CLEAR * r.io_overlap_chance else
-                     f"not clearly above chance (less than {IO_CLEAR:g} times it), so the two tables learned too little "
-                     "shared structure here to show how the two roles organise the tokens. ")
+                     _("not clearly above chance (less than {clear:g} times it), so the two tables learned too little "
+                       "shared structure here to show how the two roles organise the tokens. ").format(clear=IO_CLEAR))
         tail = {
-            CONFIRMED: "The cost at 256K is documented as the article says.",
-            CORRECTED: f"Tying *may* cost performance at large vocabularies, as the article says: untying helped "
-            "multilingual encoders with 120K–250K vocabularies (Chung et al. 2021). But no ICML 2024 study of tying "
-            f"we found ({icml} in all) places a cost at 256K: the one that measures a cost (MobileLLM) measures it at "
-            "32K in a small model, and 256K models (PaLM, Gemma) tie in practice.",
-            REFUTED: "Nothing published supports a cost of tying at large vocabularies.",
-            INCONCLUSIVE: "The literature we found does not settle it.",
+            CONFIRMED: _("The cost at 256K is documented as the article says."),
+            CORRECTED: _("Tying *may* cost performance at large vocabularies, as the article says: untying helped "
+                         "multilingual encoders with 120K–250K vocabularies (Chung et al. 2021). But no ICML 2024 study "
+                         "of tying we found ({icml} in all) places a cost at 256K: the one that measures a cost "
+                         "(MobileLLM) measures it at 32K in a small model, and 256K models (PaLM, Gemma) tie in "
+                         "practice.").format(icml=icml),
+            REFUTED: _("Nothing published supports a cost of tying at large vocabularies."),
+            INCONCLUSIVE: _("The literature we found does not settle it."),
         }[v]
         return (tail + " " + mini).strip()
 
@@ -639,18 +681,28 @@ def check_c09(r: TyingLiterature) -> claims.Verdict:
         rule = claims.rule_of("C09")
         n = rule.literature.figures(rule.counted)
         at = n["studies_threshold_256k"]
-        cost = (f"{_studies(at).capitalize()} place{'s' if at == 1 else ''} a cost of tying at 256K and above" if at
-                else f"None of the {icml} ICML 2024 studies of tying we found places a cost at 256K")
-        helps = _studies(n['studies_untying_helps_large_vocab'])
+        if at:
+            cost = (_("{studies} places a cost of tying at 256K and above") if at == 1 else
+                    _("{studies} place a cost of tying at 256K and above")).format(studies=_studies(at))
+            cost_start, cost_mid = _capitalized(cost), _lowered(cost)
+        else:
+            cost_start = _("None of the {icml} ICML 2024 studies of tying we found places a cost at 256K").format(
+                icml=icml)
+            cost_mid = _("none of the {icml} ICML 2024 studies of tying we found places a cost at 256K").format(
+                icml=icml)
+        helps = _studies(n["studies_untying_helps_large_vocab"])
         if v == CORRECTED:  # what holds (a cost of tying at large vocabularies), then what is corrected
-            return (f"What holds: untying helped at large (120K–250K) vocabularies in {helps}. Corrected: {cost[0].lower() + cost[1:]}, "
-                    f"and {n['tied_models_256k']} published 256K-vocabulary models tie.")
-        return (f"{cost}. Untying helped at 120K–250K vocabularies in {helps}, "
-                f"and {n['tied_models_256k']} published models with 256K vocabularies tie.")
+            return _("What holds: untying helped at large (120K–250K) vocabularies in {helps}. Corrected: {cost}, "
+                     "and {n_tied} published 256K-vocabulary models tie.").format(
+                helps=helps, cost=cost_mid, n_tied=n["tied_models_256k"])
+        return _("{cost}. Untying helped at 120K–250K vocabularies in {helps}, "
+                 "and {n_tied} published models with 256K vocabularies tie.").format(
+            cost=cost_start, helps=helps, n_tied=n["tied_models_256k"])
 
     figures = {"icml2024_studies": icml, "io_overlap": r.io_overlap}
     return claims.judge("C09", figures, evidence, finding=finding,
-                        strength="published studies and model reports (cited); a 256K-vocabulary model cannot be "
-                        "trained on this CPU, so the miniature only illustrates. Since a later review, the counts come from the "
-                        "source list (they were typed), with MobileLLM, the second ICML 2024 study of tying, added; "
-                        "the rule is unchanged; the sources are listed below")
+                        strength=_("published studies and model reports (cited); a 256K-vocabulary model cannot be "
+                                   "trained on this CPU, so the miniature only illustrates. Since a later review, the "
+                                   "counts come from the source list (they were typed), with MobileLLM, the second "
+                                   "ICML 2024 study of tying, added; the rule is unchanged; the sources are listed "
+                                   "below"))

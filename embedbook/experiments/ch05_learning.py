@@ -461,8 +461,13 @@ class TrainingRecord:
             supports.append("sgd_on_sparse_unstated")
         grads = "sparse" if self.sparse_embedding_grads else "dense"
         why = f"stated reason: {self.reason}" if self.reason else "no reason stated for the optimizer"
-        return claims.Source(self.cite, f"{self.model}: {self.optimizer}; {grads} embedding gradients; {why}",
+        model, optimizer = _english(self.model), _english(self.optimizer)  # a declared source: its English words
+        return claims.Source(self.cite, f"{model}: {optimizer}; {grads} embedding gradients; {why}",
                              self.where, supports=tuple(supports), contradicts=tuple(contradicts))
+
+
+def _english(text: str) -> str:
+    return text.en if isinstance(text, i18n.Msg) else text
 
 
 _ADAM_DENSE = "dense gradients (an Adam-family optimizer keeps state for every row)"
@@ -474,7 +479,7 @@ TRAINING_RECORDS: tuple[TrainingRecord, ...] = (
     TrainingRecord("Gopher (280B)", "Adam", False, False, "", True, "rae2021gopher", "§3 and Appendix C, training"),
     TrainingRecord("Chinchilla (70B)", "AdamW", False, False, "", True, "hoffmann2022chinchilla",
                    "§4.1 and Appendix (AdamW against Adam)"),
-    TrainingRecord("PaLM (540B)", "Adafactor without factorisation", False, False, "", True, "chowdhery2022palm",
+    TrainingRecord("PaLM (540B)", _("Adafactor without factorisation"), False, False, "", True, "chowdhery2022palm",
                    "§5, training set-up: optimizer"),
     TrainingRecord("OPT (175B)", "AdamW", False, False, "", True, "zhang2022opt", "§2.2, training set-up"),
     TrainingRecord("BLOOM (176B)", "Adam, β₂ = 0.95", False, False, "", True, "workshop2022bloom",
@@ -484,11 +489,11 @@ TRAINING_RECORDS: tuple[TrainingRecord, ...] = (
                    "§2.2, training details"),
     TrainingRecord("DeepSeek-V3 (671B)", "AdamW, β₂ = 0.95", False, False, "", True, "deepseek2024v3",
                    "§4.2, training hyper-parameters"),
-    TrainingRecord("adaptive-input Transformer LM on WikiText-103 (247M)", "Nesterov's accelerated gradient (NAG), "
-                   "an SGD with momentum", True, False, "", True, "baevski2019adaptive",
+    TrainingRecord(_("adaptive-input Transformer LM on WikiText-103 (247M)"),
+                   _("Nesterov's accelerated gradient (NAG), an SGD with momentum"), True, False, "", True, "baevski2019adaptive",
                    "§4, optimization; fairseq's examples/language_model/README.adaptive_inputs.md trains it with "
                    "--optimizer nag; fairseq/modules/adaptive_input.py builds its bands from dense nn.Embedding"),
-    TrainingRecord("DLRM (recommendation)", "SGD", True, True, "", False, "naumov2019dlrm",
+    TrainingRecord(_("DLRM (recommendation)"), "SGD", True, True, "", False, "naumov2019dlrm",
                    "reference implementation dlrm_s_pytorch.py: tables are nn.EmbeddingBag(..., sparse=True), "
                    "stepped by torch.optim.SGD by default; its --optimizer also offers Adagrad and row-wise sparse "
                    "Adagrad (rwsadagrad)"),
@@ -555,8 +560,8 @@ class Survey(Result):
     def rows(self) -> list[dict]:
         """One row per record: model, optimizer, embedding gradients, stated reason, bib key."""
         return [{"model": r.model, "optimizer": r.optimizer,
-                 "embedding gradients": "sparse" if r.sparse_embedding_grads else "dense",
-                 "reason stated": r.reason or "none", "cite": r.cite} for r in self.records]
+                 "embedding gradients": _("sparse") if r.sparse_embedding_grads else _("dense"),
+                 "reason stated": r.reason or _("none"), "cite": r.cite} for r in self.records]
 
 
 def run_survey() -> Survey:
@@ -631,44 +636,53 @@ def check_c14(r: Survey) -> claims.Verdict:
     unstated = [x.model for x in r.records if x.sgd_family and x.sparse_embedding_grads and not x.reason_is_sparse]
 
     def evidence(v: str) -> str:
-        head = (f"Of {r.n_models} large language models whose papers state the optimizer, {r.n_adam_family} used "
-                f"Adam, AdamW or Adafactor, with dense embedding gradients, and {r.n_sgd} an SGD-family optimizer"
-                + (f" ({', '.join(sgd_lms)}), with {'sparse' if r.n_sgd_sparse else 'dense'} embedding gradients "
-                   "and no reason stated for it" if sgd_lms else "")
-                + f". {r.n_reason} source{'s' if r.n_reason != 1 else ''} state{'' if r.n_reason != 1 else 's'} "
-                f"sparse embedding gradients as the reason a large model used SGD; {r.n_against} contradict"
-                f"{'s' if r.n_against == 1 else ''} it (SGD on dense embedding gradients, or Li et al.: adaptive "
-                "optimizers dominate the sparse tables of industrial-scale recommenders and SGD 'has struggled to "
-                "keep up'). ")
-        context = (f"Context, not deciding: {', '.join(unstated)} steps sparse tables with plain SGD in its "
-                   "reference implementation, with no reason given; one implementation's choice, not the practice of "
-                   "recommendation models. " if unstated else "")
-        return head + {
-            CONFIRMED: "A source gives sparse gradients as the reason a large language model trained with SGD, as "
-                       "the article explains. " + context,
-            CORRECTED: "No language model's source gives that reason, but a large model of another kind's does: the "
-                       "explanation holds there, not for language models. " + context,
-            INCONCLUSIVE: "The sources do not settle whether sparse gradients are why (too few models surveyed, or "
-                          "nothing either way). " + context,
-            REFUTED: "No source gives sparse gradients as the reason for SGD, and the sources that bear on it say "
-                     "otherwise: the SGD-trained language model had dense gradients, which dense Adam accepts (as "
-                     "measured above), and at scale sparse tables are trained with adaptive optimizers. " + context,
-        }[v].rstrip()
+        names = lambda models: ", ".join(_here(m) for m in models)
+        head = (_("Of {n_models} large language models whose papers state the optimizer, {n_adam} used Adam, AdamW or "
+                  "Adafactor, with dense embedding gradients, and {n_sgd} an SGD-family optimizer").format(
+                      n_models=r.n_models, n_adam=r.n_adam_family, n_sgd=r.n_sgd)
+                + ((_(" ({models}), with sparse embedding gradients and no reason stated for it") if r.n_sgd_sparse
+                    else _(" ({models}), with dense embedding gradients and no reason stated for it")).format(
+                        models=names(sgd_lms)) if sgd_lms else "")
+                + (_(". {n} sources state sparse embedding gradients as the reason a large model used SGD; ")
+                   if r.n_reason != 1 else
+                   _(". {n} source states sparse embedding gradients as the reason a large model used SGD; ")).format(
+                       n=r.n_reason)
+                + (_("{n} contradicts it (SGD on dense embedding gradients, or Li et al.: adaptive optimizers dominate "
+                     "the sparse tables of industrial-scale recommenders and SGD 'has struggled to keep up'). ")
+                   if r.n_against == 1 else
+                   _("{n} contradict it (SGD on dense embedding gradients, or Li et al.: adaptive optimizers dominate "
+                     "the sparse tables of industrial-scale recommenders and SGD 'has struggled to keep up'). ")).format(
+                       n=r.n_against))
+        context = (_("Context, not deciding: {models} steps sparse tables with plain SGD in its reference "
+                     "implementation, with no reason given; one implementation's choice, not the practice of "
+                     "recommendation models. ").format(models=names(unstated)) if unstated else "")
+        return (head + {
+            CONFIRMED: _("A source gives sparse gradients as the reason a large language model trained with SGD, as "
+                         "the article explains. ") + context,
+            CORRECTED: _("No language model's source gives that reason, but a large model of another kind's does: the "
+                         "explanation holds there, not for language models. ") + context,
+            INCONCLUSIVE: _("The sources do not settle whether sparse gradients are why (too few models surveyed, or "
+                            "nothing either way). ") + context,
+            REFUTED: _("No source gives sparse gradients as the reason for SGD, and the sources that bear on it say "
+                       "otherwise: the SGD-trained language model had dense gradients, which dense Adam accepts (as "
+                       "measured above), and at scale sparse tables are trained with adaptive optimizers. ") + context,
+        }[v]).rstrip()
 
-    strength = (
-        f"{len(r.records)} training records and one study, each cited with where it says so; a sample of the "
+    strength = _(
+        "{n} training records and one study, each cited with where it says so; a sample of the "
         "best-known large LMs, not a census. Rule revised twice in a later review, each time with these sources known: "
         "first from 'confirmed if any surveyed LLM used SGD' (which asks whether SGD was used, not why) to whether "
         "a large model used SGD on sparse gradients, which DLRM's code alone turned into 'confirmed with a "
         "correction'; then, after a second reading, to the reasons the sources state, with Li et al. added. The reading "
         "of 大模型 as language models is the rule's from its first version."
-    )
+    ).format(n=len(r.records))
     def finding(v: str) -> str:
-        why = (f"{r.n_reason} source{'s' if r.n_reason != 1 else ''} give{'' if r.n_reason != 1 else 's'} sparse "
-               "gradients as the reason a large model trained with SGD" if r.n_reason else
-               "No source gives sparse gradients as the reason a large model trained with SGD")
-        return (f"{why}; {r.n_adam_family} of {r.n_models} large language models trained with Adam, AdamW or "
-                "Adafactor, on dense gradients.")
+        why = ((_("{n} sources give sparse gradients as the reason a large model trained with SGD") if r.n_reason != 1
+                else _("{n} source gives sparse gradients as the reason a large model trained with SGD")).format(
+                    n=r.n_reason) if r.n_reason else
+               _("No source gives sparse gradients as the reason a large model trained with SGD"))
+        return _("{why}; {n_adam} of {n_models} large language models trained with Adam, AdamW or Adafactor, on dense "
+                 "gradients.").format(why=why, n_adam=r.n_adam_family, n_models=r.n_models)
 
     return claims.judge("C14", {}, evidence, strength, finding=finding)
 
@@ -808,13 +822,15 @@ def _weak_reason(cid: str, f: dict, otherwise: str) -> str:
     t = claims.rule_of(cid).thresholds
     why = []
     if f["n_seeds"] < t["min_seeds"]:
-        why.append(f"only {f['n_seeds']} seed{'s' if f['n_seeds'] != 1 else ''}, where the rule asks for {t['min_seeds']}")
+        why.append((_("only {n} seeds, where the rule asks for {min_seeds}") if f["n_seeds"] != 1 else
+                    _("only {n} seed, where the rule asks for {min_seeds}")).format(n=f["n_seeds"],
+                                                                                   min_seeds=t["min_seeds"]))
     if not f["plateau_all"]:
-        why.append("not every run reached its validation plateau")
+        why.append(_("not every run reached its validation plateau"))
     if f["margin_min"] < t["margin"]:
-        why.append(f"a run ended only {f['margin_min']:.2f} nats below the unigram baseline, where the rule asks for "
-                   f"{t['margin']:g}")
-    return ("The runs are too weak to judge: " + "; ".join(why) + ".") if why else otherwise
+        why.append(_("a run ended only {margin:.2f} nats below the unigram baseline, where the rule asks for "
+                     "{least:g}").format(margin=f["margin_min"], least=t["margin"]))
+    return _("The runs are too weak to judge: {why}.").format(why=_semicolons(why)) if why else otherwise
 
 
 _STRENGTH_INPUTS = {
@@ -827,7 +843,7 @@ _STRENGTH_INPUTS = {
 def _c15_arm_inputs() -> dict:
     out = {}
     for key, _, _ in C15_ARMS:
-        label = C15_ARM_LABELS[key]
+        label = C15_ARM_LABELS[key].en  # a rule's declared words stay English
         out[f"{key}_rare_cos_min"] = f"{label}: smallest (over seeds) median cosine of a rare row with its initial row"
         out[f"{key}_rare_cos_max"] = f"{label}: largest of those medians"
         out[f"{key}_rho_min"] = f"{label}: smallest Spearman correlation of training count and relative distance"
@@ -897,10 +913,12 @@ def _c15(f, t):
 def _strength(r: LrStudy, arms: list[int]) -> str:
     plat = sum(r.plateau[a][i] for a in arms for i in range(r.n_seeds))
     worst = max(r.best_val[a][i] for a in arms for i in range(r.n_seeds))
-    return (f"{r.n_seeds} seeds per arm; {plat} of {len(arms) * r.n_seeds} runs stopped at their validation plateau "
-            f"(best step {min(min(r.best_step[a]) for a in arms)}–{max(max(r.best_step[a]) for a in arms)}); every run "
-            f"at least {r.unigram - worst:.2f} nats below the unigram baseline ({r.unigram:.2f}); the whole validation "
-            f"split ({r.val_tokens:,} tokens) scored")
+    return _("{n_seeds} seeds per arm; {plat} of {runs} runs stopped at their validation plateau (best step "
+             "{lo}–{hi}); every run at least {margin:.2f} nats below the unigram baseline ({unigram:.2f}); the whole "
+             "validation split ({tokens:,} tokens) scored").format(
+                 n_seeds=r.n_seeds, plat=plat, runs=len(arms) * r.n_seeds, lo=min(min(r.best_step[a]) for a in arms),
+                 hi=max(max(r.best_step[a]) for a in arms), margin=r.unigram - worst, unigram=r.unigram,
+                 tokens=r.val_tokens)
 
 
 def _figures_strength(r: LrStudy, arms: list[int]) -> dict:
@@ -940,19 +958,21 @@ def _c15_strength(r: LrStudy) -> str:
     runs = [(a, i) for a in r.drift_arms for i in range(len(a.best_val))]
     plat = sum(a.plateau[i] for a, i in runs)
     worst = max(a.best_val[i] for a, i in runs)
-    return (f"{r.n_seeds} seeds in each of {len(r.drift_arms)} arms; {plat} of {len(runs)} runs stopped at their "
-            f"validation plateau (best step {min(min(a.best_step) for a in r.drift_arms)}–"
-            f"{max(max(a.best_step) for a in r.drift_arms)}); every run at least {r.unigram - worst:.2f} nats below the "
-            f"unigram baseline ({r.unigram:.2f}); the whole validation split ({r.val_tokens:,} tokens) scored. One small "
-            "model on one small corpus, one learning rate per optimizer.")
+    return _("{n_seeds} seeds in each of {n_arms} arms; {plat} of {runs} runs stopped at their validation plateau "
+             "(best step {lo}–{hi}); every run at least {margin:.2f} nats below the unigram baseline ({unigram:.2f}); "
+             "the whole validation split ({tokens:,} tokens) scored. One small model on one small corpus, one "
+             "learning rate per optimizer.").format(
+                 n_seeds=r.n_seeds, n_arms=len(r.drift_arms), plat=plat, runs=len(runs),
+                 lo=min(min(a.best_step) for a in r.drift_arms), hi=max(max(a.best_step) for a in r.drift_arms),
+                 margin=r.unigram - worst, unigram=r.unigram, tokens=r.val_tokens)
 
 
 def _where_it_holds(figures: dict, keys: list[str], near: float) -> str:
     cos = ", ".join(f"{figures[k + '_frequent_cos']:.2f}" for k in keys)
     if all(figures[k + "_frequent_cos"] >= near for k in keys):
-        return (f"Where it holds, frequent rows also kept a cosine of {cos} (mean over seeds) with their start: the "
-                "whole table stays near its initialisation, rare rows only a little nearer.")
-    return f"Where it holds, frequent rows turned further away (cosine {cos}, mean over seeds)."
+        return _("Where it holds, frequent rows also kept a cosine of {cos} (mean over seeds) with their start: the "
+                 "whole table stays near its initialisation, rare rows only a little nearer.").format(cos=cos)
+    return _("Where it holds, frequent rows turned further away (cosine {cos}, mean over seeds).").format(cos=cos)
 
 
 @claims.check("C15")
@@ -973,34 +993,43 @@ def check_c15(r: LrStudy) -> claims.Verdict:
     fails = [C15_ARM_LABELS[k] for k, v in state.items() if v == "fails"]
 
     def arm_text(sm: ArmSummary) -> str:
-        return (f"{C15_ARM_LABELS[sm.key]}: cosine {min(sm.rare_cos):.2f}–{max(sm.rare_cos):.2f} for rare rows and "
-                f"{min(sm.frequent_cos):.2f}–{max(sm.frequent_cos):.2f} for frequent ones (relative distance "
-                f"{min(sm.rare_drift):.2f}–{max(sm.rare_drift):.2f} and {min(sm.frequent_drift):.2f}–"
-                f"{max(sm.frequent_drift):.2f}; Spearman {min(sm.rho):.2f}–{max(sm.rho):.2f})")
+        return _("{arm}: cosine {rare_lo:.2f}–{rare_hi:.2f} for rare rows and {frequent_lo:.2f}–{frequent_hi:.2f} for "
+                 "frequent ones (relative distance {rare_drift_lo:.2f}–{rare_drift_hi:.2f} and "
+                 "{frequent_drift_lo:.2f}–{frequent_drift_hi:.2f}; Spearman {rho_lo:.2f}–{rho_hi:.2f})").format(
+                     arm=C15_ARM_LABELS[sm.key], rare_lo=min(sm.rare_cos), rare_hi=max(sm.rare_cos),
+                     frequent_lo=min(sm.frequent_cos), frequent_hi=max(sm.frequent_cos),
+                     rare_drift_lo=min(sm.rare_drift), rare_drift_hi=max(sm.rare_drift),
+                     frequent_drift_lo=min(sm.frequent_drift), frequent_drift_hi=max(sm.frequent_drift),
+                     rho_lo=min(sm.rho), rho_hi=max(sm.rho))
 
     def evidence(v: str) -> str:
-        head = (f"Median over the {summ[0].n_rare} tokens seen 1–3 times and the {summ[0].n_frequent} seen at least 100 "
-                f"times, range over {r.n_seeds} seeds. " + "; ".join(arm_text(sm) for sm in summ) + ". ")
+        head = (_("Median over the {n_rare} tokens seen 1–3 times and the {n_frequent} seen at least 100 times, range "
+                  "over {n_seeds} seeds. ").format(n_rare=summ[0].n_rare, n_frequent=summ[0].n_frequent,
+                                                   n_seeds=r.n_seeds)
+                + _("{arms}. ").format(arms=_semicolons(arm_text(sm) for sm in summ)))
         return head + {
-            CONFIRMED: "In every arm the rare rows kept their random direction while frequent rows moved further.",
-            CORRECTED: (f"Rare rows stayed near their random start with {' and '.join(holds)}, but not with "
-                        f"{' or '.join(fails)}. The arms differ only in the optimizer or in the scale of the initial table, "
-                        "so it is those choices, not rarity alone, that decide whether a rare row still looks random "
-                        "at the end. " + _where_it_holds(figures, [k for k, v in state.items() if v == "holds"],
-                                                   t["near_cos"])),
-            REFUTED: "In no arm did rare rows stay near their random start: even a few updates turned them away from it.",
-            INCONCLUSIVE: _weak_reason("C15", figures, "In at least one arm the seeds disagree on whether rare rows stay "
-                                       "near their start."),
+            CONFIRMED: _("In every arm the rare rows kept their random direction while frequent rows moved further."),
+            CORRECTED: (_("Rare rows stayed near their random start with {holds}, but not with {fails}. The arms differ "
+                          "only in the optimizer or in the scale of the initial table, so it is those choices, not "
+                          "rarity alone, that decide whether a rare row still looks random at the end. ").format(
+                              holds=_and_all(holds), fails=_or_all(fails))
+                        + _where_it_holds(figures, [k for k, v in state.items() if v == "holds"], t["near_cos"])),
+            REFUTED: _("In no arm did rare rows stay near their random start: even a few updates turned them away "
+                       "from it."),
+            INCONCLUSIVE: _weak_reason("C15", figures, _("In at least one arm the seeds disagree on whether rare rows "
+                                                         "stay near their start.")),
         }[v]
 
     def finding(v: str) -> str:
-        spans = ", ".join(f"{_span(min(sm.rare_cos), max(sm.rare_cos))} ({C15_ARM_LABELS[sm.key]})" for sm in summ)
-        said = {CONFIRMED: "Rare rows stayed near their start in every arm.",
-                CORRECTED: f"So it holds only with {_join([C15_ARM_LABELS[k] for k, x in state.items() if x == 'holds'])}: "
-                           "optimizer and init scale decide.",
-                REFUTED: "In no arm did rare rows stay near their start.",
-                INCONCLUSIVE: "Too weak, or the seeds disagree, to judge."}[v]
-        return f"Median cosine of a rare row with its random start: {spans}; near is {t['near_cos']:g} or more. {said}"
+        spans = ", ".join(str(_("{span} ({arm})").format(span=_span(min(sm.rare_cos), max(sm.rare_cos)),
+                                                         arm=C15_ARM_LABELS[sm.key])) for sm in summ)
+        said = {CONFIRMED: _("Rare rows stayed near their start in every arm."),
+                CORRECTED: _("So it holds only with {arms}: optimizer and init scale decide.").format(
+                    arms=_join([C15_ARM_LABELS[k] for k, x in state.items() if x == 'holds'])),
+                REFUTED: _("In no arm did rare rows stay near their start."),
+                INCONCLUSIVE: _("Too weak, or the seeds disagree, to judge.")}[v]
+        return _("Median cosine of a rare row with its random start: {spans}; near is {near:g} or more. {said}").format(
+            spans=spans, near=t["near_cos"], said=said)
 
     return claims.judge("C15", figures, evidence, strength=_c15_strength(r), finding=finding)
 
@@ -1014,11 +1043,15 @@ def _span(lo: float, hi: float) -> str:
 def _signed_span(lo: float, hi: float) -> str:
     """``+0.037`` when the seeds agree to three decimals, else ``-0.012 to +0.020``."""
     a, b = f"{lo:+.3f}", f"{hi:+.3f}"
-    return a if a == b else f"{a} to {b}"
+    return a if a == b else str(_("{lo} to {hi}").format(lo=a, hi=b))
 
 
 def _join(words: list[str]) -> str:
-    return " and ".join(words) if len(words) < 3 else ", ".join(words[:-1]) + " and " + words[-1]
+    """``a``, ``a and b``, ``a, b and c``, in the language being written."""
+    words = [_here(w) for w in words]
+    if len(words) < 3:
+        return _and_all(words)
+    return str(_("{first} and {last}").format(first=", ".join(words[:-1]), last=words[-1]))
 
 
 def c15_reading(r: LrStudy) -> str:
@@ -1027,33 +1060,33 @@ def c15_reading(r: LrStudy) -> str:
     coordinate of size σ) leads one to expect, and how SGD differs."""
     near = claims.rule_of("C15").thresholds["near_cos"]
     summ = {sm.key: sm for sm in arm_summaries(r)}
-    text = ""
     adamw = {arm.init: arm for arm in r.drift_arms if arm.optimizer == "adamw"}
     small, unit = adamw.get("normal_0.02"), adamw.get("torch_default")
     if small is None or unit is None:
-        return "An arm with AdamW from std 0.02 or from N(0, 1) is missing, so the two init scales cannot be compared."
+        return _("An arm with AdamW from std 0.02 or from N(0, 1) is missing, so the two init scales cannot be "
+                 "compared.")
     lr = small.lr
-    text += (f"AdamW moves each coordinate of a row by about its learning rate ({lr:g}) whenever the token appears, "
-             f"whatever the gradient's size: {lr / 0.02:.0%} of a coordinate drawn at std 0.02, {lr:.1%} of one at "
-             "std 1. ")
+    arithmetic = _("AdamW moves each coordinate of a row by about its learning rate ({lr:g}) whenever the token "
+                   "appears, whatever the gradient's size: {small:.0%} of a coordinate drawn at std 0.02, {unit:.1%} of "
+                   "one at std 1. ").format(lr=lr, small=lr / 0.02, unit=lr)
 
     def state(key: str) -> str:
         cos = summ[key].rare_cos
         return "kept" if min(cos) >= near else "turned" if max(cos) < near else "mixed"
 
     pattern = (state("adamw_small"), state("adamw_unit"))
-    text += {
-        ("turned", "kept"): ("So a few updates turn a small row and barely touch a unit-scale one: the scale of "
-                             "the start, not rarity alone, keeps a row near it."),
-        ("kept", "kept"): "Even from std 0.02, the few updates of a rare row were too few to turn it here.",
-        ("turned", "turned"): ("Even from std 1, the updates of a rare row added up to enough to turn it here, so "
-                               "scale alone does not explain it."),
-        ("kept", "turned"): ("Yet here the small rows kept their direction and the unit-scale ones did not: the "
-                             "arithmetic does not explain this run."),
-    }.get(pattern, "The seeds disagree in an AdamW arm, so this run cannot test that arithmetic.")
-    if any(arm.optimizer == "sgd" for arm in r.drift_arms):
-        text += " SGD with momentum moves a row in proportion to its gradient instead."
-    return text
+    seen = {
+        ("turned", "kept"): _("So a few updates turn a small row and barely touch a unit-scale one: the scale of "
+                              "the start, not rarity alone, keeps a row near it."),
+        ("kept", "kept"): _("Even from std 0.02, the few updates of a rare row were too few to turn it here."),
+        ("turned", "turned"): _("Even from std 1, the updates of a rare row added up to enough to turn it here, so "
+                                "scale alone does not explain it."),
+        ("kept", "turned"): _("Yet here the small rows kept their direction and the unit-scale ones did not: the "
+                              "arithmetic does not explain this run."),
+    }.get(pattern) or _("The seeds disagree in an AdamW arm, so this run cannot test that arithmetic.")
+    sgd = (_(" SGD with momentum moves a row in proportion to its gradient instead.")
+           if any(arm.optimizer == "sgd" for arm in r.drift_arms) else "")
+    return _concat(arithmetic, seen, sgd)
 
 
 @claims.rule(
@@ -1111,34 +1144,40 @@ def check_c16(r: LrStudy) -> claims.Verdict:
                **_figures_strength(r, [0, 1])}
 
     def evidence(v: str) -> str:
-        head = ("No 2018 study making this claim could be identified; the closest 2018 work on rare-word embeddings "
-                "(FRAGE) uses adversarial training, not a learning-rate multiplier. Related published prescriptions "
-                "point both ways and none is about rare tokens: µP (Yang et al. 2022, Tensor Programs V) gives the "
-                "input embedding a learning rate that does not shrink with width under Adam, so relative to hidden "
-                "layers it is larger the wider the model; GLM-130B (Zeng et al. 2023) shrinks the embedding layer's "
-                "gradient to 0.1× to keep training stable. Measured here: with the embedding "
-                f"learning rate at {r.mult:g}× the rest, the loss at the {r.rare_positions:,} validation positions whose "
-                f"input token was seen 1–{r.rare_max} times in training changed by {-rare.hi:+.3f} to {-rare.lo:+.3f} nats "
-                f"over {rare.n} seeds (negative = better); over all positions by {-overall.hi:+.3f} to {-overall.lo:+.3f}. ")
+        head = _("No 2018 study making this claim could be identified; the closest 2018 work on rare-word embeddings "
+                 "(FRAGE) uses adversarial training, not a learning-rate multiplier. Related published prescriptions "
+                 "point both ways and none is about rare tokens: µP (Yang et al. 2022, Tensor Programs V) gives the "
+                 "input embedding a learning rate that does not shrink with width under Adam, so relative to hidden "
+                 "layers it is larger the wider the model; GLM-130B (Zeng et al. 2023) shrinks the embedding layer's "
+                 "gradient to 0.1× to keep training stable. Measured here: with the embedding learning rate at "
+                 "{mult:g}× the rest, the loss at the {positions:,} validation positions whose input token was seen "
+                 "1–{rare_max} times in training changed by {rare_lo:+.3f} to {rare_hi:+.3f} nats over {n} seeds "
+                 "(negative = better); over all positions by {all_lo:+.3f} to {all_hi:+.3f}. ").format(
+                     mult=r.mult, positions=r.rare_positions, rare_max=r.rare_max, rare_lo=-rare.hi, rare_hi=-rare.lo,
+                     n=rare.n, all_lo=-overall.hi, all_hi=-overall.lo)
         return head + {
-            CONFIRMED: "The larger embedding learning rate helped rare tokens on every seed, at least as much as the rest.",
-            CORRECTED: ("It helped rare tokens on every seed, but less than it helped everywhere: a faster or better "
-                        "model overall, not a remedy aimed at rare tokens."),
-            REFUTED: "It hurt rare tokens on every seed.",
+            CONFIRMED: _("The larger embedding learning rate helped rare tokens on every seed, at least as much as the "
+                         "rest."),
+            CORRECTED: _("It helped rare tokens on every seed, but less than it helped everywhere: a faster or better "
+                         "model overall, not a remedy aimed at rare tokens."),
+            REFUTED: _("It hurt rare tokens on every seed."),
             INCONCLUSIVE: _weak_reason("C16", figures, (
-                "At the plateau the seeds disagree on the sign of the effect on rare inputs" if rare.lo < 0 < rare.hi
-                else "At the plateau the effect on rare inputs is smaller than the rule's minimum")
-                + ": no effect can be claimed either way."),
+                _("At the plateau the seeds disagree on the sign of the effect on rare inputs: no effect can be claimed "
+                  "either way.") if rare.lo < 0 < rare.hi
+                else _("At the plateau the effect on rare inputs is smaller than the rule's minimum: no effect can be "
+                       "claimed either way."))),
         }[v]
 
     def finding(v: str) -> str:
-        said = {CONFIRMED: "It helped rare inputs on every seed, at least as much as the rest.",
-                CORRECTED: "It helped rare inputs on every seed, but less than the rest.",
-                REFUTED: "It hurt rare inputs on every seed.",
-                INCONCLUSIVE: "No effect can be claimed either way."}[v]
-        return (f"No 2018 study making the claim was found. At {r.mult:g}× the embedding learning rate, "
-                f"the loss at rare inputs changed by {_signed_span(-rare.hi, -rare.lo)} nats over {rare.n} "
-                f"seed{'s' if rare.n != 1 else ''} (negative is better). {said}")
+        said = {CONFIRMED: _("It helped rare inputs on every seed, at least as much as the rest."),
+                CORRECTED: _("It helped rare inputs on every seed, but less than the rest."),
+                REFUTED: _("It hurt rare inputs on every seed."),
+                INCONCLUSIVE: _("No effect can be claimed either way.")}[v]
+        return (_("No 2018 study making the claim was found. At {mult:g}× the embedding learning rate, the loss at rare "
+                  "inputs changed by {span} nats over {n} seeds (negative is better). {said}") if rare.n != 1 else
+                _("No 2018 study making the claim was found. At {mult:g}× the embedding learning rate, the loss at rare "
+                  "inputs changed by {span} nats over {n} seed (negative is better). {said}")).format(
+                    mult=r.mult, span=_signed_span(-rare.hi, -rare.lo), n=rare.n, said=said)
 
     return claims.judge("C16", figures, evidence, strength=_strength(r, [0, 1]), finding=finding)
 
@@ -1270,35 +1309,41 @@ def check_c38(r: Pull) -> claims.Verdict:
                "cos_phone_end": float(np.mean(phone))}
 
     def evidence(v: str) -> str:
-        head = (f"On a controlled synthetic corpus ({r.n_sentences:,} sentences; 苹果 and 香蕉 never in one sentence, but "
-                f"followed by the same contexts) the cosine of their input rows went from {min(fruit_start):+.2f}…"
-                f"{max(fruit_start):+.2f} at initialisation to {min(fruit):+.2f}…{max(fruit):+.2f} at the plateau over "
-                f"{len(r.seeds)} seeds, while the control 苹果–手机 ended at {min(phone):+.2f}…{max(phone):+.2f}. ")
+        head = _("On a controlled synthetic corpus ({n_sentences:,} sentences; 苹果 and 香蕉 never in one sentence, but "
+                 "followed by the same contexts) the cosine of their input rows went from {start_lo:+.2f}…"
+                 "{start_hi:+.2f} at initialisation to {end_lo:+.2f}…{end_hi:+.2f} at the plateau over {n_seeds} seeds, "
+                 "while the control 苹果–手机 ended at {phone_lo:+.2f}…{phone_hi:+.2f}. ").format(
+                     n_sentences=r.n_sentences, start_lo=min(fruit_start), start_hi=max(fruit_start),
+                     end_lo=min(fruit), end_hi=max(fruit), n_seeds=len(r.seeds), phone_lo=min(phone),
+                     phone_hi=max(phone))
         return head + {
-            CONFIRMED: ("Predicting the same next words pulled the two rows together on every seed: the similarity is "
-                        "a by-product of next-token prediction, since nothing else connects the two words. This is a "
-                        "constructed demonstration: the corpus was built so that only shared contexts link them, so "
-                        "it shows that the objective can pull such rows together, not how much of the closeness of "
-                        "real words it explains."),
-            REFUTED: "Sharing contexts did not pull the two rows closer than the control pair.",
-            INCONCLUSIVE: _weak_reason("C38", figures, "The seeds disagree."),
+            CONFIRMED: _("Predicting the same next words pulled the two rows together on every seed: the similarity is "
+                         "a by-product of next-token prediction, since nothing else connects the two words. This is a "
+                         "constructed demonstration: the corpus was built so that only shared contexts link them, so "
+                         "it shows that the objective can pull such rows together, not how much of the closeness of "
+                         "real words it explains."),
+            REFUTED: _("Sharing contexts did not pull the two rows closer than the control pair."),
+            INCONCLUSIVE: _weak_reason("C38", figures, _("The seeds disagree.")),
         }[v]
 
-    strength = (f"{len(r.seeds)} seeds; {sum(r.plateau)} of {len(r.seeds)} runs stopped at their validation plateau (best "
-                f"step {min(r.best_step)}–{max(r.best_step)}); best validation loss at least {figures['margin_min']:.2f} "
-                f"nats below the unigram baseline ({r.unigram:.2f}); a synthetic corpus, so the verdict is about the "
-                "mechanism, not about real Chinese text")
+    strength = _("{n_seeds} seeds; {plat} of {n_runs} runs stopped at their validation plateau (best step {lo}–{hi}); "
+                 "best validation loss at least {margin:.2f} nats below the unigram baseline ({unigram:.2f}); a "
+                 "synthetic corpus, so the verdict is about the mechanism, not about real Chinese text").format(
+                     n_seeds=len(r.seeds), plat=sum(r.plateau), n_runs=len(r.seeds), lo=min(r.best_step),
+                     hi=max(r.best_step), margin=figures["margin_min"], unigram=r.unigram)
     def finding(v: str) -> str:
-        said = {CONFIRMED: "Shared next words alone pulled the two rows together, on every seed.",
-                REFUTED: "Shared next words did not pull them closer than the control pair.",
-                INCONCLUSIVE: "Too weak, or the seeds disagree, to judge."}[v]
+        said = {CONFIRMED: _("Shared next words alone pulled the two rows together, on every seed."),
+                REFUTED: _("Shared next words did not pull them closer than the control pair."),
+                INCONCLUSIVE: _("Too weak, or the seeds disagree, to judge.")}[v]
         def over_seeds(x: list[float]) -> str:
             lo, hi = f"{min(x):+.2f}", f"{max(x):+.2f}"
             return lo if lo == hi else f"{lo}…{hi}"
 
-        return (f"The cosine of the 苹果 and 香蕉 rows went from {over_seeds(fruit_start)} at the start to "
-                f"{over_seeds(fruit)} at the plateau{' (range over seeds)' if len(r.seeds) > 1 else ''}; the control pair 苹果–手机 ended at "
-                f"{over_seeds(phone)}. {said}")
+        return (_("The cosine of the 苹果 and 香蕉 rows went from {start} at the start to {end} at the plateau (range over "
+                  "seeds); the control pair 苹果–手机 ended at {phone}. {said}") if len(r.seeds) > 1 else
+                _("The cosine of the 苹果 and 香蕉 rows went from {start} at the start to {end} at the plateau; the control "
+                  "pair 苹果–手机 ended at {phone}. {said}")).format(
+                    start=over_seeds(fruit_start), end=over_seeds(fruit), phone=over_seeds(phone), said=said)
 
     return claims.judge("C38", figures, evidence, strength=strength, finding=finding)
 
@@ -1306,31 +1351,31 @@ def check_c38(r: Pull) -> claims.Verdict:
 # --- one take-away per claim and outcome, for the chapter's summary (full sentences, no claim codes) ----------
 
 SUMMARY: dict[str, dict[str, str]] = {
-    "C12": {CONFIRMED: "Only the batch's rows get gradient through the lookup, and AdamW moved only those.",
-            CORRECTED: "Only the batch's rows get gradient through the lookup, yet AdamW, Adam and SGD with momentum "
-                       "move the other rows too.",
-            REFUTED: "Rows outside the batch got gradient even without a tied output head."},
-    "C13": {CONFIRMED: "Adam refuses sparse gradients and SparseAdam and SGD train them, but a table's gradient is "
-                       "dense unless asked, and Adam trains it.",
-            CORRECTED: "Adam refuses sparse gradients, but only one of SparseAdam and SGD trained them here.",
-            REFUTED: "Adam accepted a sparse gradient, or neither SparseAdam nor SGD trained one."},
-    "C14": {CONFIRMED: "A source gives sparse gradients as the reason a large language model trained with SGD.",
-            CORRECTED: "A large model of another kind gives sparse gradients as its reason for SGD; no language "
-                       "model does.",
-            REFUTED: "Sparse gradients are not why large models pick an optimizer: large language models train "
-                     "dense tables, nearly all with Adam-family optimizers.",
-            INCONCLUSIVE: "The sources surveyed do not say whether sparse gradients are why some models use SGD."},
-    "C15": {CONFIRMED: "Rare rows keep their random direction in every arm, while frequent rows move further.",
-            CORRECTED: "Whether a rare row stays near its random start depends on the optimizer and the init scale, "
-                       "not on rarity alone.",
-            REFUTED: "In no arm did rare rows stay near their random start.",
-            INCONCLUSIVE: "These runs cannot say whether rare rows stay near their random start."},
-    "C16": {CONFIRMED: "A 10× embedding learning rate lowered the loss at rare inputs on every seed.",
-            CORRECTED: "A 10× embedding learning rate helped, but rare inputs no more than the rest.",
-            REFUTED: "A 10× embedding learning rate raised the loss at rare inputs on every seed.",
-            INCONCLUSIVE: "A 10× embedding learning rate showed no clear effect on rare inputs, and the cited study "
-                          "could not be found."},
-    "C38": {CONFIRMED: "Sharing next words alone pulled 苹果 and 香蕉 together, in a corpus built for the test.",
-            REFUTED: "Sharing next words did not pull 苹果 and 香蕉 together.",
-            INCONCLUSIVE: "These runs cannot say whether shared next words pull the rows together."},
+    "C12": {CONFIRMED: _("Only the batch's rows get gradient through the lookup, and AdamW moved only those."),
+            CORRECTED: _("Only the batch's rows get gradient through the lookup, yet AdamW, Adam and SGD with momentum "
+                       "move the other rows too."),
+            REFUTED: _("Rows outside the batch got gradient even without a tied output head.")},
+    "C13": {CONFIRMED: _("Adam refuses sparse gradients and SparseAdam and SGD train them, but a table's gradient is "
+                       "dense unless asked, and Adam trains it."),
+            CORRECTED: _("Adam refuses sparse gradients, but only one of SparseAdam and SGD trained them here."),
+            REFUTED: _("Adam accepted a sparse gradient, or neither SparseAdam nor SGD trained one.")},
+    "C14": {CONFIRMED: _("A source gives sparse gradients as the reason a large language model trained with SGD."),
+            CORRECTED: _("A large model of another kind gives sparse gradients as its reason for SGD; no language "
+                       "model does."),
+            REFUTED: _("Sparse gradients are not why large models pick an optimizer: large language models train "
+                     "dense tables, nearly all with Adam-family optimizers."),
+            INCONCLUSIVE: _("The sources surveyed do not say whether sparse gradients are why some models use SGD.")},
+    "C15": {CONFIRMED: _("Rare rows keep their random direction in every arm, while frequent rows move further."),
+            CORRECTED: _("Whether a rare row stays near its random start depends on the optimizer and the init scale, "
+                       "not on rarity alone."),
+            REFUTED: _("In no arm did rare rows stay near their random start."),
+            INCONCLUSIVE: _("These runs cannot say whether rare rows stay near their random start.")},
+    "C16": {CONFIRMED: _("A 10× embedding learning rate lowered the loss at rare inputs on every seed."),
+            CORRECTED: _("A 10× embedding learning rate helped, but rare inputs no more than the rest."),
+            REFUTED: _("A 10× embedding learning rate raised the loss at rare inputs on every seed."),
+            INCONCLUSIVE: _("A 10× embedding learning rate showed no clear effect on rare inputs, and the cited study "
+                          "could not be found.")},
+    "C38": {CONFIRMED: _("Sharing next words alone pulled 苹果 and 香蕉 together, in a corpus built for the test."),
+            REFUTED: _("Sharing next words did not pull 苹果 and 香蕉 together."),
+            INCONCLUSIVE: _("These runs cannot say whether shared next words pull the rows together.")},
 }

@@ -15,6 +15,7 @@ from embedbook import claims, data, lm, sizing, stats, timing
 from embedbook.experiments import ch03_sizing as ch03
 from embedbook.book import Result
 from embedbook.claims import CONFIRMED, CORRECTED, INCONCLUSIVE, REFUTED
+from embedbook.i18n import _
 
 # --- C17: a sweep over the width ------------------------------------------------------------------------
 
@@ -289,66 +290,74 @@ def check_c17(r: Sweep) -> claims.Verdict:
     d0, dj, dn = r.widths[0], r.widths[j], r.widths[-1]
 
     def diff(lo, hi):
-        return f"{lo:+.3f} to {hi:+.3f} nats"
+        return _("{lo:+.3f} to {hi:+.3f} nats").format(lo=lo, hi=hi)
 
     def evidence(v: str) -> str:
-        head = (
-            f"On {r.train_tokens:,} training tokens, the best mean validation perplexity over {len(r.seeds)} seeds was "
-            f"{math.exp(m[j]):.1f} at d = {dj}; d = {d0} reached {math.exp(m[0]):.1f} "
-            f"({diff(f['small_lo'], f['small_hi'])} per seed against d = {dj if j != 0 else 'the runner-up'}; "
-            f"block bootstrap over the validation windows, 95 %: {diff(f['small_ci_lo'], f['small_ci_hi'])}). "
-        )
+        head = _(
+            "On {train_tokens:,} training tokens, the best mean validation perplexity over {n_seeds} seeds was "
+            "{ppl_opt:.1f} at d = {d_opt}; d = {d_min} reached {ppl_min:.1f} ({small} per seed against d = {against}; "
+            "block bootstrap over the validation windows, 95 %: {small_ci}). "
+        ).format(train_tokens=r.train_tokens, n_seeds=len(r.seeds), ppl_opt=math.exp(m[j]), d_opt=dj, d_min=d0,
+                 ppl_min=math.exp(m[0]), small=diff(f["small_lo"], f["small_hi"]),
+                 against=dj if j != 0 else _("the runner-up"), small_ci=diff(f["small_ci_lo"], f["small_ci_hi"]))
         verdict = {
-            CONFIRMED: f"Too narrow a model loses on every seed: d = {d0} cannot hold what the corpus offers. ",
-            REFUTED: f"The narrowest width was the best on every seed: d = {d0} did not limit this model on this "
-            "corpus. ",
-            INCONCLUSIVE: "The runs do not settle it: "
-            + ("a run stopped before its plateau; " if not f["all_plateau"] else "")
-            + (f"the best width is only {f['margin']:.2f} nats below the unigram baseline; "
+            CONFIRMED: _("Too narrow a model loses on every seed: d = {d_min} cannot hold what the corpus offers. "
+                         ).format(d_min=d0),
+            REFUTED: _("The narrowest width was the best on every seed: d = {d_min} did not limit this model on this "
+                       "corpus. ").format(d_min=d0),
+            INCONCLUSIVE: _("The runs do not settle it: ")
+            + (_("a run stopped before its plateau; ") if not f["all_plateau"] else "")
+            + (_("the best width is only {margin:.2f} nats below the unigram baseline; ").format(margin=f["margin"])
                if f["margin"] < 0.3 else "")
-            + "the difference lies inside the spread of the seeds or its bootstrap interval over the validation "
-            "text contains zero, or too few seeds were run. ",
+            + _("the difference lies inside the spread of the seeds or its bootstrap interval over the validation "
+                "text contains zero, or too few seeds were run. "),
         }[v]
         large = {
-            1: "lost to the best width on every seed, beyond the bootstrap interval",
-            -1: "was the best on every seed, beyond the bootstrap interval: no overfitting up to that width",
-            0: "was not told apart from the best width (seed spread or bootstrap interval)",
+            1: _("lost to the best width on every seed, beyond the bootstrap interval"),
+            -1: _("was the best on every seed, beyond the bootstrap interval: no overfitting up to that width"),
+            0: _("was not told apart from the best width (seed spread or bootstrap interval)"),
         }[_large_end(f, len(r.seeds))]
-        other = (
-            f"The other end is not in this sentence (the article's next paragraph names the memory and compute a "
-            f"high dimension costs, its diagram says d = 16,384 may overfit): d = {dn}, with "
-            f"{r.params[-1] / r.params[0]:.0f}× the parameters and {r.flops_per_token[-1] / r.flops_per_token[0]:.0f}× "
-            f"the FLOPs per token of d = {d0}, reached {math.exp(m[-1]):.1f} ({diff(f['large_lo'], f['large_hi'])}; "
-            f"bootstrap {diff(f['large_ci_lo'], f['large_ci_hi'])}) and {large}."
-        )
+        other = _(
+            "The other end is not in this sentence (the article's next paragraph names the memory and compute a "
+            "high dimension costs, its diagram says d = 16,384 may overfit): d = {d_max}, with "
+            "{params_ratio:.0f}× the parameters and {flops_ratio:.0f}× the FLOPs per token of d = {d_min}, reached "
+            "{ppl_max:.1f} ({large}; bootstrap {large_ci}) and {verdict}."
+        ).format(d_max=dn, params_ratio=r.params[-1] / r.params[0],
+                 flops_ratio=r.flops_per_token[-1] / r.flops_per_token[0], d_min=d0, ppl_max=math.exp(m[-1]),
+                 large=diff(f["large_lo"], f["large_hi"]), large_ci=diff(f["large_ci_lo"], f["large_ci_hi"]),
+                 verdict=large)
         return head + verdict + other
 
-    strength = (
-        f"{len(r.seeds)} seeds per width; {sum(map(sum, r.plateau))} of {len(r.seeds) * len(r.widths)} runs stopped on "
-        f"their validation plateau (early stopping, best weights restored, {min(min(s) for s in r.steps_run)}–"
-        f"{max(max(s) for s in r.steps_run)} steps); the best width lies {f['margin']:.2f} nats below the unigram "
-        f"baseline ({r.unigram:.2f} nats) on its worst seed; every evaluation scores the whole validation split "
-        f"({r.val_tokens:,} tokens), and a block bootstrap over its {r.context}-token windows gives the sampling error of "
-        "that text. One corpus and one learning rate for every width. Rule revised twice after measuring: after the "
-        "first build's audit the validation text's sampling error was added; in a later review the large end "
-        "stopped deciding, because the quoted sentence is only about too low a dimension (the register's paraphrase "
-        "had added 'too large … overfits small data'); before, 'confirmed' needed the widest width to lose too and "
-        "a widest-is-best result gave 'confirmed with a correction'."
-    )
+    strength = _(
+        "{n_seeds} seeds per width; {n_plateau} of {n_runs} runs stopped on their validation plateau (early "
+        "stopping, best weights restored, {steps_min}–{steps_max} steps); the best width lies {margin:.2f} nats below "
+        "the unigram baseline ({unigram:.2f} nats) on its worst seed; every evaluation scores the whole validation "
+        "split ({val_tokens:,} tokens), and a block bootstrap over its {context}-token windows gives the sampling "
+        "error of that text. One corpus and one learning rate for every width. Rule revised twice after measuring: "
+        "after the first build's audit the validation text's sampling error was added; in a later review the large "
+        "end stopped deciding, because the quoted sentence is only about too low a dimension (the register's "
+        "paraphrase had added 'too large … overfits small data'); before, 'confirmed' needed the widest width to "
+        "lose too and a widest-is-best result gave 'confirmed with a correction'."
+    ).format(n_seeds=len(r.seeds), n_plateau=sum(map(sum, r.plateau)), n_runs=len(r.seeds) * len(r.widths),
+             steps_min=min(min(s) for s in r.steps_run), steps_max=max(max(s) for s in r.steps_run),
+             margin=f["margin"], unigram=r.unigram, val_tokens=r.val_tokens, context=r.context)
     other = r.widths[j] if j != 0 else r.widths[min(range(1, len(r.widths)), key=lambda k: m[k])]
 
     def finding(v: str) -> str:
-        head = (f"On {r.train_tokens:,} training tokens, validation loss at $d = {d0}$ minus $d = {other}$: "
-                f"{f['small_lo']:+.3f} to {f['small_hi']:+.3f} nats per seed (bootstrap {f['small_ci_lo']:+.3f} to "
-                f"{f['small_ci_hi']:+.3f})")
+        head = _("On {train_tokens:,} training tokens, validation loss at $d = {d_min}$ minus $d = {d_other}$: "
+                 "{lo:+.3f} to {hi:+.3f} nats per seed (bootstrap {ci_lo:+.3f} to {ci_hi:+.3f})").format(
+            train_tokens=r.train_tokens, d_min=d0, d_other=other, lo=f["small_lo"], hi=f["small_hi"],
+            ci_lo=f["small_ci_lo"], ci_hi=f["small_ci_hi"])
         if v == CONFIRMED:
-            return head + ": too small a dimension limits this model."
+            return head + _(": too small a dimension limits this model.")
         if v == REFUTED:
-            return head + ": the narrowest width was the best, so it did not limit this model."
-        why = ("a run stopped before its plateau" if not f["all_plateau"] else
-               f"the best width is only {f['margin']:.2f} nats below the unigram model" if f["margin"] < 0.3 else
-               "too few seeds" if f["n_seeds"] < 3 else "the difference is inside the seed spread or the sampling error")
-        return f"{head}; {why}, so it stays open."
+            return head + _(": the narrowest width was the best, so it did not limit this model.")
+        why = (_("a run stopped before its plateau") if not f["all_plateau"] else
+               _("the best width is only {margin:.2f} nats below the unigram model").format(margin=f["margin"])
+               if f["margin"] < 0.3 else
+               _("too few seeds") if f["n_seeds"] < 3 else
+               _("the difference is inside the seed spread or the sampling error"))
+        return _("{head}; {why}, so it stays open.").format(head=head, why=why)
 
     return claims.judge("C17", f, evidence, strength, finding=finding)
 
@@ -493,46 +502,52 @@ def _c18(f, t):
 @claims.check("C18")
 def check_c18(r: AttentionCost) -> claims.Verdict:
     """Settle C18 from :func:`run_attention_cost`."""
-    per_n = ", ".join(f"{s:.0%} at n = {n:,}" for n, s in zip(r.contexts, r.context_shares))
-
     def evidence(v: str) -> str:
-        head = (
-            f"Counted by torch, the FLOPs of QKᵀ and AV grow as n^{r.exp_n:.2f} (n = {r.ns[0]:,} to {r.ns[-1]:,} at "
-            f"d = {r.d_fixed}) and as d^{r.exp_d:.2f} (d = {r.ds[0]} to {r.ds[-1]:,} at n = {r.n_fixed:,}): 4n²d, "
+        per_n = _(", ").join(_("{share:.0%} at n = {n:,}").format(share=s, n=n)
+                             for n, s in zip(r.contexts, r.context_shares))
+        head = _(
+            "Counted by torch, the FLOPs of QKᵀ and AV grow as n^{exp_n:.2f} (n = {n_first:,} to {n_last:,} at "
+            "d = {d_fixed}) and as d^{exp_d:.2f} (d = {d_first} to {d_last:,} at n = {n_fixed:,}): 4n²d, "
             "O(n²·d) for that part, which is what Vaswani et al. (2017, Table 1) count per layer. A whole layer also "
-            f"projects X to Q, K and V and projects the output: 8nd² more. At d = {r.article_d:,} the projections' share "
-            f"of the layer is {per_n}; they outweigh the n²·d terms exactly when n < 2d = {2 * r.article_d:,}. "
-        )
+            "projects X to Q, K and V and projects the output: 8nd² more. At d = {article_d:,} the projections' share "
+            "of the layer is {per_n}; they outweigh the n²·d terms exactly when n < 2d = {crossover:,}. "
+        ).format(exp_n=r.exp_n, n_first=r.ns[0], n_last=r.ns[-1], d_fixed=r.d_fixed, exp_d=r.exp_d, d_first=r.ds[0],
+                 d_last=r.ds[-1], n_fixed=r.n_fixed, article_d=r.article_d, per_n=per_n, crossover=2 * r.article_d)
         return head + {
-            CONFIRMED: "At every published context length considered the n²·d terms dominate, so O(n²·d) describes "
-            "the layer there.",
-            CORRECTED: f"At {r.n_proj_dominant} of the {len(r.contexts)} published context lengths the projections are "
-            "most of the layer: O(n²·d) is right for the attention product and for long contexts, but a layer costs "
-            "O(n²·d + n·d²), and a wider d raises the second term quadratically.",
-            REFUTED: "That is not the growth O(n²·d) predicts.",
-            INCONCLUSIVE: "Torch's counter and the formula 8nd² + 4n²d disagree, so this run cannot settle it.",
+            CONFIRMED: _("At every published context length considered the n²·d terms dominate, so O(n²·d) describes "
+                         "the layer there."),
+            CORRECTED: _("At {n_dominant} of the {n_contexts} published context lengths the projections are most of "
+                         "the layer: O(n²·d) is right for the attention product and for long contexts, but a layer "
+                         "costs O(n²·d + n·d²), and a wider d raises the second term quadratically.").format(
+                n_dominant=r.n_proj_dominant, n_contexts=len(r.contexts)),
+            REFUTED: _("That is not the growth O(n²·d) predicts."),
+            INCONCLUSIVE: _("Torch's counter and the formula 8nd² + 4n²d disagree, so this run cannot settle it."),
         }[v]
 
     figures = {k: getattr(r, k) for k in ("exp_n", "exp_d", "counter_matches", "n_proj_dominant")}
     figures["n_contexts"] = len(r.contexts)
 
     def finding(v: str) -> str:
-        grow = f"Counted by torch, $QK^\\top$ and $AV$ grow as $n^{{{r.exp_n:.2f}}}$ and $d^{{{r.exp_d:.2f}}}$"
+        grow = _("Counted by torch, $QK^\\top$ and $AV$ grow as $n^{{{exp_n:.2f}}}$ and $d^{{{exp_d:.2f}}}$").format(
+            exp_n=r.exp_n, exp_d=r.exp_d)
         at = f"$d = {r.article_d:,}$".replace(",", "{,}")
         return {
-            CONFIRMED: (f"{grow}, and at every published context length ({at}) the projections are less than half of "
-                        "a layer: $O(n^2 d)$ describes it."),
-            CORRECTED: (f"{grow}; the projections add $8nd^2$, most of a layer at {r.n_proj_dominant} of "
-                        f"{len(r.contexts)} published context lengths ({at}), so a layer is $O(n^2 d + n d^2)$."),
-            REFUTED: f"{grow}, not as $O(n^2 d)$ predicts.",
-            INCONCLUSIVE: "Torch's FLOP counter and the formula $8nd^2 + 4n^2d$ disagree, so the count itself is in doubt.",
+            CONFIRMED: _("{grow}, and at every published context length ({at}) the projections are less than half of "
+                         "a layer: $O(n^2 d)$ describes it.").format(grow=grow, at=at),
+            CORRECTED: _("{grow}; the projections add $8nd^2$, most of a layer at {n_dominant} of {n_contexts} "
+                         "published context lengths ({at}), so a layer is $O(n^2 d + n d^2)$.").format(
+                grow=grow, n_dominant=r.n_proj_dominant, n_contexts=len(r.contexts), at=at),
+            REFUTED: _("{grow}, not as $O(n^2 d)$ predicts.").format(grow=grow),
+            INCONCLUSIVE: _("Torch's FLOP counter and the formula $8nd^2 + 4n^2d$ disagree, so the count itself is in "
+                            "doubt."),
         }[v]
 
     return claims.judge("C18", figures, evidence, finding=finding,
-                        strength="exact operation counts from torch's own FLOP counter, equal to the closed formula at "
-                        "every size; no timing enters the verdict; the context lengths are those the book's "
-                        "configuration table's models were trained with (cited). Rule revised after an external audit "
-                        "of the first build (was: the projection share at the single length n = 2,048).")
+                        strength=_("exact operation counts from torch's own FLOP counter, equal to the closed formula "
+                                   "at every size; no timing enters the verdict; the context lengths are those the "
+                                   "book's configuration table's models were trained with (cited). Rule revised after "
+                                   "an external audit of the first build (was: the projection share at the single "
+                                   "length n = 2,048)."))
 
 
 # --- C42: the widths real models use ----------------------------------------------------------------------
@@ -596,6 +611,14 @@ C42_LITERATURE = claims.Literature(
 _PALM = width_source("PaLM 540B", 18432, "chowdhery2022palm", "Table 1, model architecture (d_model)")
 _GOPHER = width_source("Gopher 280B", 16384, "rae2021gopher", "Table 1, model architecture (d_model)")
 _TWITTER = tuple(width_source(f"GloVe Twitter 27B {d}d", d, "pennington2014glove", VECTOR_WHERE) for d in (25, 50))
+
+
+def width_label(name: str) -> str:
+    """A width's name for a reader (the C42 figure, the box): the descriptive names translated, the names of
+    models and vector sets as they are in both editions."""
+    described = {"GloVe 6B 50d (the book's vectors)": _("GloVe 6B 50d (the book's vectors)"),
+                 "MiniLM-L6 (installed config)": _("MiniLM-L6 (installed config)")}
+    return described[name] if name in described else _("{}").format(name)
 
 
 def _c42_named(*names: str) -> tuple[claims.Source, ...]:
@@ -666,30 +689,38 @@ def check_c42(r: Widths) -> claims.Verdict:
     ds = [d for _, d, _ in r.rows]
 
     def evidence(v: str) -> str:
-        head = (
-            f"{r.n_in_range} of the {r.n_models} widths listed ({r.share_in_range:.0%}) lie between {r.lo:,} and "
-            f"{r.hi:,} (from {min(ds):,} to {max(ds):,} overall)"
-            + ("; outside: " + ", ".join(f"{n} ({d:,})" for n, d, _ in out) + ". " if out else ". ")
-        )
+        head = _(
+            "{n_in} of the {n} widths listed ({share:.0%}) lie between {lo:,} and {hi:,} (from {d_min:,} to "
+            "{d_max:,} overall)"
+        ).format(n_in=r.n_in_range, n=r.n_models, share=r.share_in_range, lo=r.lo, hi=r.hi, d_min=min(ds),
+                 d_max=max(ds))
+        if out:
+            names = _(", ").join(_("{name} ({d:,})").format(name=width_label(n), d=d) for n, d, _src in out)
+            head = _("{head}; outside: {names}. ").format(head=head, names=names)
+        else:
+            head = _("{head}. ").format(head=head)
         return head + {
-            CONFIRMED: "Hundreds to thousands covers the bulk: small static vectors fall below it and the widest "
-            "language models have passed ten thousand.",
-            CORRECTED: "The range holds for most but not the bulk of these models.",
-            REFUTED: "Most of these widths fall outside the range.",
-            INCONCLUSIVE: "Too few models are listed to say what is common.",
+            CONFIRMED: _("Hundreds to thousands covers the bulk: small static vectors fall below it and the widest "
+                         "language models have passed ten thousand."),
+            CORRECTED: _("The range holds for most but not the bulk of these models."),
+            REFUTED: _("Most of these widths fall outside the range."),
+            INCONCLUSIVE: _("Too few models are listed to say what is common."),
         }[v]
 
     def finding(v: str) -> str:
-        head = (f"{r.n_in_range} of the {r.n_models} published widths listed ({r.share_in_range:.0%}) lie between "
-                f"{r.lo:,} and {r.hi:,}")
-        names = [f"{n.replace(' (the book' + chr(39) + 's vectors)', '')} ({d:,})" for n, d, _ in out[:3]]
-        rest = ("; outside: " + ", ".join(names) + ("…" if len(out) > 3 else "")) if out else ""
-        return head + rest + "."
+        head = _("{n_in} of the {n} published widths listed ({share:.0%}) lie between {lo:,} and {hi:,}").format(
+            n_in=r.n_in_range, n=r.n_models, share=r.share_in_range, lo=r.lo, hi=r.hi)
+        if not out:
+            return _("{head}.").format(head=head)
+        names = [_("{name} ({d:,})").format(name=width_label(n.replace(" (the book's vectors)", "")), d=d)
+                 for n, d, _src in out[:3]]
+        return _("{head}; outside: {names}{more}.").format(head=head, names=_(", ").join(names),
+                                                           more="…" if len(out) > 3 else "")
 
     return claims.judge("C42", {"share_in_range": r.share_in_range, "n_models": r.n_models}, evidence, finding=finding,
-                        strength="published configurations and vector sets, each cited (MiniLM's width checked "
-                        "against its installed config file); the list is the book's table of models plus the common "
-                        "static vector sets, not a survey of every model")
+                        strength=_("published configurations and vector sets, each cited (MiniLM's width checked "
+                                   "against its installed config file); the list is the book's table of models plus "
+                                   "the common static vector sets, not a survey of every model"))
 
 
 # --- the chapter's summary: one line per claim and outcome, chosen by the verdict ----------------------------

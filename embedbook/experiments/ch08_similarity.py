@@ -12,7 +12,9 @@ import torch
 from embedbook import book, claims, similarity, stats, timing
 from embedbook.book import Result
 from embedbook.claims import CONFIRMED, CORRECTED, INCONCLUSIVE, REFUTED
+from embedbook.i18n import _
 from embedbook.similarity import Space
+
 
 def upper_bound(x: float, floor: float) -> float:
     """A float-rounding difference as a power-of-ten bound: ``floor`` if ``x <= floor``, else the next power of
@@ -25,7 +27,7 @@ def bound_text(bound: float) -> str:
     """A bound from :func:`upper_bound` for a sentence: a power of ten as "10⁻¹²" (a decimal such as
     0.000000000001 is hard to read), anything else with one significant digit."""
     if bound == 0:
-        return "exactly 0"
+        return _("exactly 0")
     k = round(math.log10(bound))
     if k >= 0 or not math.isclose(bound, 10.0 ** k):
         return f"{bound:.1g}" if bound < 1 else f"{bound:,.0f}"
@@ -35,13 +37,20 @@ def bound_text(bound: float) -> str:
 device_words = book.device_words  # kept under this name for the tests
 
 
+def space_label(name: str) -> str:
+    """A space's name (:attr:`LengthFrequency.name`) for a reader: "MiniLM input" translated, the names of
+    models as they are in both editions."""
+    return _("MiniLM input") if name == "MiniLM input" else _("{}").format(name)
+
+
 def neighbour_table(space: Space, words: list[str], k: int = 10,
                     measures: tuple[str, ...] = ("cosine", "dot", "euclidean")):
     """The ``k`` nearest words of each of ``words`` under each measure: a DataFrame whose columns are
     (word, measure) and whose rows are the ranks 1…k (hide its index)."""
     import pandas as pd
 
-    return pd.concat({w: pd.DataFrame({m: [x for x, _ in similarity.neighbours(space, w, k, m)]
+    label = {"cosine": _("cosine"), "dot": _("dot"), "euclidean": _("euclidean")}  # equal to the measure's name
+    return pd.concat({w: pd.DataFrame({label.get(m, m): [x for x, _s in similarity.neighbours(space, w, k, m)]
                                        for m in measures}) for w in words}, axis=1)
 
 
@@ -63,9 +72,9 @@ class MetricAgreement(Result):
 
     def extra_glue(self) -> dict:
         longer = self.pct_dot - self.pct_cosine
-        says = ("with the lengths left in, longer vectors win" if longer >= 0.05 else
-                "here the dot product does not favour longer vectors" if longer > -0.05 else
-                "here the dot product even favours shorter vectors")
+        says = (_("with the lengths left in, longer vectors win") if longer >= 0.05 else
+                _("here the dot product does not favour longer vectors") if longer > -0.05 else
+                _("here the dot product even favours shorter vectors"))
         return {"dot_says": says}
 
 
@@ -142,8 +151,8 @@ class Norms(Result):
 
     def rows(self) -> list[dict]:
         """One row per space (for a table)."""
-        return [{"space": s.name, "words": len(s.lengths), "frequency from": s.frequency,
-                 "Spearman ρ (length, log frequency)": s.rho, "anisotropy": s.anisotropy} for s in self.spaces]
+        return [{_("space"): space_label(s.name), _("words"): len(s.lengths), _("frequency from"): s.frequency,
+                 _("Spearman ρ (length, log frequency)"): s.rho, _("anisotropy"): s.anisotropy} for s in self.spaces]
 
 
 def run_norms(glove: Space, w2v_model, minilm: Space, glove_top: int = 100_000, n_pairs: int = 10_000,
@@ -152,13 +161,14 @@ def run_norms(glove: Space, w2v_model, minilm: Space, glove_top: int = 100_000, 
     input table (whole words, wordfreq's Zipf frequency; words wordfreq does not know are left out)."""
     from embedbook import data, word2vec
 
-    spaces = [length_frequency("GloVe", glove, -np.log1p(np.arange(len(glove))), "−log(1 + frequency rank)", n_pairs)]
+    spaces = [length_frequency("GloVe", glove, -np.log1p(np.arange(len(glove))), _("−log(1 + frequency rank)"),
+                               n_pairs)]
     spaces.append(length_frequency("Word2Vec", word2vec.as_space(w2v_model), np.log(word2vec.counts(w2v_model)),
-                                   "log corpus count", n_pairs))
+                                   _("log corpus count"), n_pairs))
     zipf = np.array([data.zipf(w) for w in minilm.words])
     known = zipf > 0
     mini = Space([w for w, k in zip(minilm.words, known) if k], minilm.vectors[known])
-    spaces.append(length_frequency("MiniLM input", mini, zipf[known], "Zipf frequency (wordfreq)", n_pairs))
+    spaces.append(length_frequency("MiniLM input", mini, zipf[known], _("Zipf frequency (wordfreq)"), n_pairs))
     top = min(glove_top, len(glove))
     rho_top = stats.spearman(np.sqrt(glove.sq_norms[:top]), -np.log1p(np.arange(top)))
     rng = np.random.default_rng(seed)
@@ -207,43 +217,50 @@ def check_c40(r: Norms) -> claims.Verdict:
                "rho_minilm": r.rho("MiniLM input")}
 
     def evidence(v: str) -> str:
-        listing = "; ".join(f"{s.name} ({len(s.lengths):,} words): ρ = {s.rho:+.2f}" for s in r.spaces)
-        weak = [s.name for s in r.spaces if abs(s.rho) < t["rho_min"]]
-        text = (
-            "Scaling a vector by 0.01, 3 or 1,000 changed its cosines by at most "
-            f"{bound_text(r.scale_err)}: cosine ignores length. Spearman correlation between a word's "
-            f"vector length and its log frequency — {listing}. "
-        )
+        listing = _("; ").join(_("{name} ({n:,} words): ρ = {rho:+.2f}").format(name=space_label(s.name),
+                                                                               n=len(s.lengths), rho=s.rho)
+                               for s in r.spaces)
+        weak = [space_label(s.name) for s in r.spaces if abs(s.rho) < t["rho_min"]]
+        text = _(
+            "Scaling a vector by 0.01, 3 or 1,000 changed its cosines by at most {bound}: cosine ignores length. "
+            "Spearman correlation between a word's vector length and its log frequency — {listing}. "
+        ).format(bound=bound_text(r.scale_err), listing=listing)
         if weak:
-            text += f"Below {t['rho_min']} in {', '.join(weak)}. "
+            text += _("Below {rho_min} in {weak}. ").format(rho_min=t["rho_min"], weak=_(", ").join(weak))
         tail_only = abs(r.rho("GloVe")) >= t["rho_min"] and abs(r.rho_glove_top) < t["rho_min"]
         if tail_only:
-            text += (f"In GloVe the relation sits in the rare tail: among its {r.glove_top:,} most frequent words "
-                     f"ρ = {r.rho_glove_top:+.2f}, and only the rarer words are markedly shorter. ")
+            text += _("In GloVe the relation sits in the rare tail: among its {top:,} most frequent words "
+                      "ρ = {rho:+.2f}, and only the rarer words are markedly shorter. ").format(
+                top=r.glove_top, rho=r.rho_glove_top)
         return text + {
-            CONFIRMED: ("Over whole vocabularies length carries frequency in every space measured, in GloVe "
-                        "through its rare tail only"
-                        if tail_only else "Length carries frequency in every space measured")
-            + "; cosine divides it out, a raw dot product keeps it.",
-            CORRECTED: "Length carries frequency in some spaces, not in all.",
-            REFUTED: "Length carries no frequency information worth the name here, or cosine is not length-free.",
+            CONFIRMED: _("{found}; cosine divides it out, a raw dot product keeps it.").format(
+                found=_("Over whole vocabularies length carries frequency in every space measured, in GloVe "
+                        "through its rare tail only")
+                if tail_only else _("Length carries frequency in every space measured")),
+            CORRECTED: _("Length carries frequency in some spaces, not in all."),
+            REFUTED: _("Length carries no frequency information worth the name here, or cosine is not length-free."),
         }[v]
 
     def finding(v: str) -> str:
-        rhos = ", ".join(f"{s.rho:+.2f} in {s.name}" for s in r.spaces)
+        rhos = _(", ").join(_("{rho:+.2f} in {name}").format(rho=s.rho, name=space_label(s.name)) for s in r.spaces)
         if r.scale_err > t["rounding"]:
-            return f"Scaling a vector changed its cosines by up to {bound_text(r.scale_err)}, beyond rounding."
-        strong = [s.name for s in r.spaces if abs(s.rho) >= t["rho_min"]]
-        weak = [s.name for s in r.spaces if abs(s.rho) < t["rho_min"]]
-        found = {CONFIRMED: "follows word frequency in every space",
-                 CORRECTED: f"follows word frequency in {' and '.join(strong)}, not in {' and '.join(weak)}",
-                 REFUTED: "barely follows word frequency in any space"}[v]
+            return _("Scaling a vector changed its cosines by up to {bound}, beyond rounding.").format(
+                bound=bound_text(r.scale_err))
+        strong = [space_label(s.name) for s in r.spaces if abs(s.rho) >= t["rho_min"]]
+        weak = [space_label(s.name) for s in r.spaces if abs(s.rho) < t["rho_min"]]
+        found = {CONFIRMED: _("follows word frequency in every space"),
+                 CORRECTED: _("follows word frequency in {strong}, not in {weak}").format(
+                     strong=_(" and ").join(strong), weak=_(" and ").join(weak)),
+                 REFUTED: _("barely follows word frequency in any space")}[v]
         tail = (abs(r.rho("GloVe")) >= t["rho_min"] and abs(r.rho_glove_top) < t["rho_min"])
-        return (f"Scaling a vector leaves its cosines unchanged. Its length {found} (Spearman ρ with log "
-                f"frequency {rhos})" + ("; in GloVe only through its rare words." if tail else "."))
+        if tail:
+            return _("Scaling a vector leaves its cosines unchanged. Its length {found} (Spearman ρ with log "
+                     "frequency {rhos}); in GloVe only through its rare words.").format(found=found, rhos=rhos)
+        return _("Scaling a vector leaves its cosines unchanged. Its length {found} (Spearman ρ with log "
+                 "frequency {rhos}).").format(found=found, rhos=rhos)
 
-    strength = ("whole vocabularies (the rank correlation over every word), deterministic; GloVe's frequency is its "
-                "rank in the published file, MiniLM's comes from wordfreq")
+    strength = _("whole vocabularies (the rank correlation over every word), deterministic; GloVe's frequency is its "
+                 "rank in the published file, MiniLM's comes from wordfreq")
     return claims.judge("C40", figures, evidence, strength, finding=finding)
 
 
@@ -276,6 +293,7 @@ class Retrieval(Result):
     routes: tuple[str, ...] = ()  # the routes, in the order they took turns
     top_ids: dict = field(default_factory=dict)  # route → (n_queries, k) row ids of its top-k, best first
     top_scores: dict = field(default_factory=dict)  # route → their cosines
+    verbatim = ("device",)  # "cpu", "cuda": data (device_text is the words)
 
     @property
     def work_ratio(self) -> float:
@@ -405,51 +423,58 @@ def check_c41(r: Retrieval) -> claims.Verdict:
     work_cached = r.work_cached / r.work_normalised
 
     def evidence(v: str) -> str:
-        calls = "one query at a time" if r.batch == 1 else f"{r.batch} queries per call"
-        head = (
-            f"Top-{r.k} over all {r.n_rows:,} rows ({r.dim} wide) for {r.n_queries} queries, {calls}: the two routes "
-            f"return the same top-{r.k} list for {r.same_topk} of {r.n_queries} queries, and their scores differ by "
-            f"at most {bound_text(r.max_score_diff)}. Counted, a cosine computed per call (the {r.n_rows:,} "
-            f"row lengths recomputed on every call, as scikit-learn's cosine_similarity does) does "
-            f"{r.work_ratio:.2f}× the operations of the normalised route, and timed in turn on "
-            f"{device_words(r.device)} it took {r.bench_ratio:.2f}× as long (median of the rounds' ratios; "
-            f"{r.bench_ms_on_the_fly:.1f} against {r.bench_ms_normalised:.1f} ms per query). A second reading, not "
-            f"deciding: a cosine that keeps the row lengths from an earlier pass does {work_cached:.3f}× the "
-            f"operations and took {r.bench_ratio_cached:.2f}× as long. "
-        )
+        calls = _("one query at a time") if r.batch == 1 else _("{batch} queries per call").format(batch=r.batch)
+        head = _(
+            "Top-{k} over all {n_rows:,} rows ({dim} wide) for {n_queries} queries, {calls}: the two routes "
+            "return the same top-{k} list for {same} of {n_queries} queries, and their scores differ by "
+            "at most {bound}. Counted, a cosine computed per call (the {n_rows:,} row lengths recomputed on every "
+            "call, as scikit-learn's cosine_similarity does) does {work_ratio:.2f}× the operations of the normalised "
+            "route, and timed in turn on {device} it took {bench_ratio:.2f}× as long (median of the rounds' ratios; "
+            "{ms_fly:.1f} against {ms_norm:.1f} ms per query). A second reading, not deciding: a cosine that keeps "
+            "the row lengths from an earlier pass does {work_cached:.3f}× the operations and took "
+            "{bench_cached:.2f}× as long. "
+        ).format(k=r.k, n_rows=r.n_rows, dim=r.dim, n_queries=r.n_queries, calls=calls, same=r.same_topk,
+                 bound=bound_text(r.max_score_diff), work_ratio=r.work_ratio, device=device_words(r.device),
+                 bench_ratio=r.bench_ratio, ms_fly=r.bench_ms_on_the_fly, ms_norm=r.bench_ms_normalised,
+                 work_cached=work_cached, bench_cached=r.bench_ratio_cached)
         return head + {
-            CONFIRMED: "Normalising first gives cosine's neighbours and is faster, because the row lengths are "
-            "computed once instead of on every call; keeping the lengths instead saves the same work, and what is "
-            "left then is one product and one division per score, a few per cent at this width.",
-            CORRECTED: "Normalising first is equivalent, but with the row lengths shared by every query of a call it "
-            "saves little: the saving is the lengths' recomputation, and here there was little of it.",
-            REFUTED: "The two routes do not return the same neighbours.",
-            INCONCLUSIVE: "Equivalent, but the count and the clock disagree about the saving here.",
+            CONFIRMED: _("Normalising first gives cosine's neighbours and is faster, because the row lengths are "
+                         "computed once instead of on every call; keeping the lengths instead saves the same work, "
+                         "and what is left then is one product and one division per score, a few per cent at this "
+                         "width."),
+            CORRECTED: _("Normalising first is equivalent, but with the row lengths shared by every query of a call "
+                         "it saves little: the saving is the lengths' recomputation, and here there was little of "
+                         "it."),
+            REFUTED: _("The two routes do not return the same neighbours."),
+            INCONCLUSIVE: _("Equivalent, but the count and the clock disagree about the saving here."),
         }[v]
 
     figures = {"max_score_diff": r.max_score_diff, "same_share": r.same_topk / r.n_queries,
                "work_ratio": r.work_ratio, "bench_ratio": r.bench_ratio, "work_ratio_cached": work_cached,
                "bench_ratio_cached": r.bench_ratio_cached}
-    strength = ("equivalence checked on every query's list and scores; the work is counted exactly (per call the "
-                "cosine adds n·d + n + d + 2n operations to the normalised route's n·d, about 1 + 1/b + 2/d of it "
-                "for b queries per call); the clock only has to agree, with the routes timed in turn on one thread "
-                "so that load slows both, and its thresholds leave a factor of two. Rule revised after measuring, "
-                "in a later review of the book: it decides against the per-call cosine again, as the first build's "
-                "rule did, with equal neighbour lists added to the equivalence and a branch for a count that shows "
-                "no saving. The second round's rule decided against a cosine that keeps its row lengths, whose "
-                "ratio is 1 + 1/n + 2/d and reaches its 1.5 only for d ≤ 4, so it could not confirm; its reason, "
-                "that no real implementation recomputes the lengths, does not hold (scikit-learn's "
-                "cosine_similarity normalises both inputs on every call).")
+    strength = _("equivalence checked on every query's list and scores; the work is counted exactly (per call the "
+                 "cosine adds n·d + n + d + 2n operations to the normalised route's n·d, about 1 + 1/b + 2/d of it "
+                 "for b queries per call); the clock only has to agree, with the routes timed in turn on one thread "
+                 "so that load slows both, and its thresholds leave a factor of two. Rule revised after measuring, "
+                 "in a later review of the book: it decides against the per-call cosine again, as the first build's "
+                 "rule did, with equal neighbour lists added to the equivalence and a branch for a count that shows "
+                 "no saving. The second round's rule decided against a cosine that keeps its row lengths, whose "
+                 "ratio is 1 + 1/n + 2/d and reaches its 1.5 only for d ≤ 4, so it could not confirm; its reason, "
+                 "that no real implementation recomputes the lengths, does not hold (scikit-learn's "
+                 "cosine_similarity normalises both inputs on every call).")
 
     def finding(v: str) -> str:
-        same = f"The two routes returned the same top-{r.k} list for {r.same_topk} of {r.n_queries} queries"
+        same = _("The two routes returned the same top-{k} list for {same} of {n_queries} queries").format(
+            k=r.k, same=r.same_topk, n_queries=r.n_queries)
         if v == REFUTED:
-            return f"{same}, their scores up to {bound_text(r.max_score_diff)} apart: they are not equivalent."
-        counted = (f"cosine computed per call did {r.work_ratio:.2f}× the arithmetic of the normalised rows and "
-                   f"took {r.bench_ratio:.2f}× as long")
-        return {CONFIRMED: f"{same}; {counted}: normalising once is the same answer, faster.",
-                CORRECTED: f"{same}; {counted}: the same answer, with little to save.",
-                INCONCLUSIVE: f"{same}; {counted}, so the count and the clock disagree."}[v]
+            return _("{same}, their scores up to {bound} apart: they are not equivalent.").format(
+                same=same, bound=bound_text(r.max_score_diff))
+        counted = _("cosine computed per call did {work_ratio:.2f}× the arithmetic of the normalised rows and "
+                    "took {bench_ratio:.2f}× as long").format(work_ratio=r.work_ratio, bench_ratio=r.bench_ratio)
+        return {CONFIRMED: _("{same}; {counted}: normalising once is the same answer, faster."),
+                CORRECTED: _("{same}; {counted}: the same answer, with little to save."),
+                INCONCLUSIVE: _("{same}; {counted}, so the count and the clock disagree.")}[v].format(
+            same=same, counted=counted)
 
     return claims.judge("C41", figures, evidence, strength, finding=finding)
 

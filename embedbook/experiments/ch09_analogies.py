@@ -9,9 +9,10 @@ from pathlib import Path
 import numpy as np
 from scipy.stats import rankdata
 
-from embedbook import claims, similarity, stats
+from embedbook import claims, i18n, similarity, stats
 from embedbook.book import Result
 from embedbook.claims import CONFIRMED, CORRECTED, INCONCLUSIVE, REFUTED
+from embedbook.i18n import _
 from embedbook.similarity import AnalogyResult, Space
 
 # Sections of questions-words.txt built from names of places: countries, capitals, cities, US states
@@ -36,6 +37,7 @@ def polysemous_en() -> set[str]:
 class Analogy(Result):
     """One analogy ``a : b :: c : ?`` by 3CosAdd, with and without the three input words excluded."""
 
+    verbatim = ("a", "b", "c", "expected", "answer_excl", "answer_incl")  # words: the same in both editions
     a: str
     b: str
     c: str
@@ -94,27 +96,32 @@ def check_c43(r: Analogy) -> claims.Verdict:
     """Settle C43 from :func:`run_analogy`."""
 
     def evidence(v: str) -> str:
-        where = {CONFIRMED: "the nearest word", CORRECTED: f"number {r.rank_excl}, near but not first",
-                 REFUTED: f"only number {r.rank_excl:,}"}[v]
-        incl = (f"the nearest word is {r.answer_incl!r} itself (cosine {r.score_incl:.3f}) and {r.expected} ranks "
-                f"{r.rank_incl}" if r.answer_incl != r.expected else f"{r.expected} is still the nearest word")
-        rests = (": the famous result rests on the exclusion rule (Nissim et al., 2020)"
+        where = {CONFIRMED: _("the nearest word"),
+                 CORRECTED: _("number {rank}, near but not first").format(rank=r.rank_excl),
+                 REFUTED: _("only number {rank:,}").format(rank=r.rank_excl)}[v]
+        incl = (_("the nearest word is {answer!r} itself (cosine {score:.3f}) and {expected} ranks {rank}").format(
+                    answer=r.answer_incl, score=r.score_incl, expected=r.expected, rank=r.rank_incl)
+                if r.answer_incl != r.expected else
+                _("{expected} is still the nearest word").format(expected=r.expected))
+        rests = (_(": the famous result rests on the exclusion rule (Nissim et al., 2020)")
                  if r.rank_excl == 1 and r.rank_incl > 1 else "")
-        return (
-            f"On GloVe 6B 50d ({r.n_words:,} words) {r.expected} is {where} to {r.b} − {r.a} + {r.c} when the three "
-            f"input words are excluded, as word2vec's tool and gensim's most_similar do (top answer {r.answer_excl!r}, "
-            f"cosine {r.score_excl:.3f}). Without that exclusion {incl}{rests}."
-        )
+        return _(
+            "On GloVe 6B 50d ({n_words:,} words) {expected} is {where} to {b} − {a} + {c} when the three "
+            "input words are excluded, as word2vec's tool and gensim's most_similar do (top answer {answer!r}, "
+            "cosine {score:.3f}). Without that exclusion {incl}{rests}."
+        ).format(n_words=r.n_words, expected=r.expected, where=where, b=r.b, a=r.a, c=r.c, answer=r.answer_excl,
+                 score=r.score_excl, incl=incl, rests=rests)
 
-    strength = ("exact arithmetic on one published vector set (the whole vocabulary searched); the literature "
-                "reports the same answer for word2vec's Google News vectors with the same convention")
+    strength = _("exact arithmetic on one published vector set (the whole vocabulary searched); the literature "
+                 "reports the same answer for word2vec's Google News vectors with the same convention")
 
     def finding(v: str) -> str:
-        where = {CONFIRMED: "the nearest word", CORRECTED: f"number {r.rank_excl} nearest",
-                 REFUTED: f"only number {r.rank_excl:,} nearest"}[v]
-        behind = f", behind {r.answer_incl}" if r.rank_incl > 1 else ""
-        return (f"With the three input words excluded, {r.expected} is {where} to {r.b} − {r.a} + {r.c} on GloVe; "
-                f"with them allowed, {r.expected} ranks {r.rank_incl}{behind}.")
+        where = {CONFIRMED: _("the nearest word"), CORRECTED: _("number {rank} nearest").format(rank=r.rank_excl),
+                 REFUTED: _("only number {rank:,} nearest").format(rank=r.rank_excl)}[v]
+        behind = _(", behind {answer}").format(answer=r.answer_incl) if r.rank_incl > 1 else ""
+        return _("With the three input words excluded, {expected} is {where} to {b} − {a} + {c} on GloVe; "
+                 "with them allowed, {expected} ranks {rank}{behind}.").format(
+            expected=r.expected, where=where, b=r.b, a=r.a, c=r.c, rank=r.rank_incl, behind=behind)
 
     return claims.judge("C43", {"rank_excl": r.rank_excl, "rank_incl": r.rank_incl}, evidence, strength,
                         finding=finding)
@@ -238,16 +245,20 @@ GENSIM_CHECK = {"restrict": 100_000, "correct": 9_038, "questions": 19_230}
 
 
 def gensim_sentence(r: AnalogySet) -> str:
-    """Compare this run with :data:`GENSIM_CHECK`, in a sentence that follows the numbers."""
+    """Compare this run with :data:`GENSIM_CHECK`, in a sentence that follows the numbers (an
+    :class:`~embedbook.i18n.Msg`: both editions)."""
     g = GENSIM_CHECK
-    said = (f"gensim's own evaluate_word_analogies(..., restrict_vocab=100000) answered {g['correct']:,} of "
-            f"{g['questions']:,} questions ({g['correct'] / g['questions']:.1%}) for these vectors in a one-off check "
-            "(it takes minutes, so the chapter does not rerun it)")
+    said = _("gensim's own evaluate_word_analogies(..., restrict_vocab=100000) answered {correct:,} of "
+             "{questions:,} questions ({share:.1%}) for these vectors in a one-off check "
+             "(it takes minutes, so the chapter does not rerun it)").format(
+        correct=g["correct"], questions=g["questions"], share=g["correct"] / g["questions"])
     if r.restrict != g["restrict"] or r.n_questions != g["questions"]:
-        return f"At RESTRICT = 100,000 on the whole set, {said}; this run uses other settings."
+        return _("At RESTRICT = 100,000 on the whole set, {said}; this run uses other settings.").format(said=said)
     same = round(r.acc_excl * r.n_questions) == g["correct"]
-    return (f"{said[0].upper()}{said[1:]}: " + ("the same questions and the same count as here." if same else
-            f"the same questions, but {round(r.acc_excl * r.n_questions):,} right here."))
+    opening = i18n.Msg(said.en[:1].upper() + said.en[1:], said.zh)  # the sentence's start: capitalised in English
+    tail = (_("the same questions and the same count as here.") if same else
+            _("the same questions, but {right:,} right here.").format(right=round(r.acc_excl * r.n_questions)))
+    return _("{opening}: {tail}").format(opening=opening, tail=tail)
 
 
 def run_analogy_set(space: Space, restrict: int = 100_000, per_section: int | None = None, seed: int = 0) -> AnalogySet:
@@ -350,42 +361,44 @@ def check_c44(r: AnalogySet) -> claims.Verdict:
     """Settle C44 from :func:`run_analogy_set`."""
 
     def evidence(v: str) -> str:
-        head = (
-            f"On {r.n_questions:,} questions (GloVe, top {r.restrict:,} words) the offsets b − a and d − c of a question "
-            f"have mean cosine {r.offset_cos:.2f}, against {r.offset_cos_other:.2f} when d − c comes from a question of "
-            f"another section. 3CosAdd answers {r.acc_excl:.1%} with the inputs excluded and {r.acc_incl:.1%} when "
-            f"they are allowed; the nearest word to c alone gets {r.acc_base:.1%}. (Inside a section a right answer "
-            f"has the larger offset cosine with probability {r.auc_offset:.2f}, but 3CosAdd picks d by how well d − c "
+        head = _(
+            "On {n:,} questions (GloVe, top {restrict:,} words) the offsets b − a and d − c of a question "
+            "have mean cosine {offset_cos:.2f}, against {offset_cos_other:.2f} when d − c comes from a question of "
+            "another section. 3CosAdd answers {acc_excl:.1%} with the inputs excluded and {acc_incl:.1%} when "
+            "they are allowed; the nearest word to c alone gets {acc_base:.1%}. (Inside a section a right answer "
+            "has the larger offset cosine with probability {auc:.2f}, but 3CosAdd picks d by how well d − c "
             "follows b − a, so that figure is nearly built in and does not decide.) "
-        )
-        scope = (" The measurement says how far a linear offset accounts for the answers; whether a model "
-                 "'reasons' is not something it can test, so that half of the claim is left open.")
+        ).format(n=r.n_questions, restrict=r.restrict, offset_cos=r.offset_cos, offset_cos_other=r.offset_cos_other,
+                 acc_excl=r.acc_excl, acc_incl=r.acc_incl, acc_base=r.acc_base, auc=r.auc_offset)
+        scope = _(" The measurement says how far a linear offset accounts for the answers; whether a model "
+                  "'reasons' is not something it can test, so that half of the claim is left open.")
         return head + {
-            CONFIRMED: "A relation is roughly one shared direction, and the offset adds clearly to mere closeness "
-            "to c: a linear regularity of co-occurrence-based vectors." + scope,
-            CORRECTED: "The offsets align, but 3CosAdd adds little to picking c's nearest neighbour: much of the "
-            "famous behaviour is proximity, not a relation (Linzen, 2016)." + scope,
-            REFUTED: "The offsets of one relation share no direction beyond chance pairings: the linear-offset "
-            "account does not describe these answers.",
-            INCONCLUSIVE: "The offsets share a direction only weakly; this run cannot tell.",
+            CONFIRMED: _("A relation is roughly one shared direction, and the offset adds clearly to mere closeness "
+                         "to c: a linear regularity of co-occurrence-based vectors.") + scope,
+            CORRECTED: _("The offsets align, but 3CosAdd adds little to picking c's nearest neighbour: much of the "
+                         "famous behaviour is proximity, not a relation (Linzen, 2016).") + scope,
+            REFUTED: _("The offsets of one relation share no direction beyond chance pairings: the linear-offset "
+                       "account does not describe these answers."),
+            INCONCLUSIVE: _("The offsets share a direction only weakly; this run cannot tell."),
         }[v]
 
     figures = {"offset_cos": r.offset_cos, "offset_cos_other": r.offset_cos_other, "acc_excl": r.acc_excl,
                "acc_incl": r.acc_incl, "acc_base": r.acc_base, "auc_offset": r.auc_offset}
-    strength = (f"{r.n_questions:,} questions, deterministic; the cross-section pairing is the chance level of the "
-                "offset cosine and the nearest word to c the chance level of the accuracy. Rule revised after an "
-                "external audit of the first build (was: also required the within-section AUC of the offset "
-                "cosine, which is nearly circular for 3CosAdd).")
+    strength = _("{n:,} questions, deterministic; the cross-section pairing is the chance level of the "
+                 "offset cosine and the nearest word to c the chance level of the accuracy. Rule revised after an "
+                 "external audit of the first build (was: also required the within-section AUC of the offset "
+                 "cosine, which is nearly circular for 3CosAdd).").format(n=r.n_questions)
 
     def finding(v: str) -> str:
-        shared = (f"A question's two offsets have mean cosine {r.offset_cos:.2f}, against {r.offset_cos_other:.2f} "
-                  "for offsets of unrelated questions")
-        acc = (f"3CosAdd answers {r.acc_excl:.0%} of the questions, taking the third word's nearest neighbour "
-               f"{r.acc_base:.0%}")
-        return {CONFIRMED: f"{shared}: a relation is roughly one direction. {acc}, so the offset does the work.",
-                CORRECTED: f"{shared}, but {acc}: most answers are the third word's neighbours.",
-                REFUTED: f"{shared}: the offsets of one relation share no direction.",
-                INCONCLUSIVE: f"{shared}: too small a difference to tell."}[v]
+        shared = _("A question's two offsets have mean cosine {offset_cos:.2f}, against {offset_cos_other:.2f} "
+                   "for offsets of unrelated questions").format(offset_cos=r.offset_cos,
+                                                                offset_cos_other=r.offset_cos_other)
+        acc = _("3CosAdd answers {acc_excl:.0%} of the questions, taking the third word's nearest neighbour "
+                "{acc_base:.0%}").format(acc_excl=r.acc_excl, acc_base=r.acc_base)
+        return {CONFIRMED: _("{shared}: a relation is roughly one direction. {acc}, so the offset does the work."),
+                CORRECTED: _("{shared}, but {acc}: most answers are the third word's neighbours."),
+                REFUTED: _("{shared}: the offsets of one relation share no direction."),
+                INCONCLUSIVE: _("{shared}: too small a difference to tell.")}[v].format(shared=shared, acc=acc)
 
     return claims.judge("C44", figures, evidence, strength, finding=finding)
 
@@ -488,62 +501,77 @@ def check_c45(r: AnalogySet) -> claims.Verdict:
     merged, split, poly = c45_polysemy(figures, t)
 
     def interval(k: str) -> str:
-        return f"{figures[f'gap_{k}']:+.1%} (95 % interval {figures[f'gap_{k}_lo']:+.1%} to {figures[f'gap_{k}_hi']:+.1%})"
+        return _("{gap:+.1%} (95 % interval {lo:+.1%} to {hi:+.1%})").format(
+            gap=figures[f"gap_{k}"], lo=figures[f"gap_{k}_lo"], hi=figures[f"gap_{k}_hi"])
 
     def reading(k: str) -> str:
         status = _c45_status(figures, t, k)
         if status == HELD:
-            return "fails more"
+            return _("fails more")
         if status == AGAINST:
-            return f"does not fail more by {t['gap_min']:.0%} or more"
+            return _("does not fail more by {gap_min:.0%} or more").format(gap_min=t["gap_min"])
         edge = "0" if figures[f"gap_{k}"] >= t["gap_min"] else f"{t['gap_min']:.0%}"
-        return f"not settled (the interval reaches across {edge})"
+        return _("not settled (the interval reaches across {edge})").format(edge=edge)
+
+    def status_words(status: str) -> str:
+        return {HELD: _("fails more"), AGAINST: _("does not fail more"), OPEN: _("open")}[status]
 
     def evidence(v: str) -> str:
-        text = (
+        text = _(
             "GloVe, 3CosAdd with the inputs excluded; a gap is the accuracy of comparable questions minus that of the "
             "group, positive when the group fails more, and its interval resamples words. Rare words: the "
-            f"{r.n_rare:,} questions whose rarest word ranks beyond {RARE_RANK:,} score {r.acc_rare:.1%} (inside the "
-            f"10,000 most frequent words: {r.acc_frequent:.1%}); their gap within sections is {interval('rare')}: "
-            f"{reading('rare')}. Polysemous words, merged: the {r.n_poly:,} questions with one of the homographs, "
-            f"{interval('poly')}: {reading('poly')}. Split: the {r.n_poly_names:,} with an ambiguous place or currency "
-            f"name, {interval('poly_names')}: {reading('poly_names')}; the {r.n_poly_common:,} with an ordinary "
-            f"homograph, {interval('poly_common')}: {reading('poly_common')}. Proper nouns as such: the "
-            f"{r.n_names:,} questions of the place-name sections score {r.acc_names:.1%} against {r.acc_rest:.1%} for "
-            f"the rest, a gap at equal word frequency of {interval('names')}; every question of those sections is made "
+            "{n_rare:,} questions whose rarest word ranks beyond {rare_rank:,} score {acc_rare:.1%} (inside the "
+            "10,000 most frequent words: {acc_frequent:.1%}); their gap within sections is {interval_rare}: "
+            "{reading_rare}. Polysemous words, merged: the {n_poly:,} questions with one of the homographs, "
+            "{interval_poly}: {reading_poly}. Split: the {n_poly_names:,} with an ambiguous place or currency "
+            "name, {interval_poly_names}: {reading_poly_names}; the {n_poly_common:,} with an ordinary "
+            "homograph, {interval_poly_common}: {reading_poly_common}. Proper nouns as such: the "
+            "{n_names:,} questions of the place-name sections score {acc_names:.1%} against {acc_rest:.1%} for "
+            "the rest, a gap at equal word frequency of {interval_names}; every question of those sections is made "
             "of names, so this compares relation types and does not decide. "
-        )
+        ).format(n_rare=r.n_rare, rare_rank=RARE_RANK, acc_rare=r.acc_rare, acc_frequent=r.acc_frequent,
+                 interval_rare=interval("rare"), reading_rare=reading("rare"), n_poly=r.n_poly,
+                 interval_poly=interval("poly"), reading_poly=reading("poly"), n_poly_names=r.n_poly_names,
+                 interval_poly_names=interval("poly_names"), reading_poly_names=reading("poly_names"),
+                 n_poly_common=r.n_poly_common, interval_poly_common=interval("poly_common"),
+                 reading_poly_common=reading("poly_common"), n_names=r.n_names, acc_names=r.acc_names,
+                 acc_rest=r.acc_rest, interval_names=interval("names"))
         if merged == split == OPEN:
-            poly_words = "Neither grouping of the homographs settles the polysemy leg"
+            poly_words = _("Neither grouping of the homographs settles the polysemy leg")
         elif merged == split:
-            poly_words = f"The merged and split groupings of the homographs agree: the polysemy leg {poly}"
+            poly_words = _("The merged and split groupings of the homographs agree: the polysemy leg {poly}").format(
+                poly=status_words(poly))
         else:
-            poly_words = (f"The two groupings of the homographs disagree (merged: {merged}; split: {split}) and "
-                          "neither was declared before measuring, so the polysemy leg is open")
+            poly_words = _("The two groupings of the homographs disagree (merged: {merged}; split: {split}) and "
+                           "neither was declared before measuring, so the polysemy leg is open").format(
+                merged=status_words(merged), split=status_words(split))
         close = {
-            CONFIRMED: "; rare and polysemous words both fail more, as the article says (proper nouns untested here).",
-            CORRECTED: "; one of the two legs fails more and the other does not, so the article names a wrong group.",
-            REFUTED: "; neither rare nor polysemous words fail more here.",
-            INCONCLUSIVE: "; with a leg open this run does not settle the claim.",
+            CONFIRMED: _("; rare and polysemous words both fail more, as the article says (proper nouns untested "
+                         "here)."),
+            CORRECTED: _("; one of the two legs fails more and the other does not, so the article names a wrong "
+                         "group."),
+            REFUTED: _("; neither rare nor polysemous words fail more here."),
+            INCONCLUSIVE: _("; with a leg open this run does not settle the claim."),
         }[v]
         return text + poly_words + close
 
-    strength = (f"{r.n_questions:,} questions but few words: every deciding gap is compared within sections, and its "
-                "interval resamples words (2,000 draws), so a handful of words cannot pass for a group; the homograph "
-                "list is the book's own and small, and how it is split was chosen after the data (hence both "
-                "groupings); proper nouns that are not ambiguous cannot be compared like with like in this "
-                "set")
+    strength = _("{n:,} questions but few words: every deciding gap is compared within sections, and its "
+                 "interval resamples words (2,000 draws), so a handful of words cannot pass for a group; the homograph "
+                 "list is the book's own and small, and how it is split was chosen after the data (hence both "
+                 "groupings); proper nouns that are not ambiguous cannot be compared like with like in this "
+                 "set").format(n=r.n_questions)
 
     def finding(v: str) -> str:
-        rare = {HELD: "Questions with a rare word fail more",
-                AGAINST: "Questions with a rare word do not fail clearly more",
-                OPEN: "Whether questions with a rare word fail more is not settled"}[_c45_status(figures, t, "rare")]
-        homographs = {HELD: "homographs fail more, merged and split", AGAINST: "homographs do not, merged or split",
-                      OPEN: "the merged and split readings of the homographs disagree, so polysemy stays open"
-                      if merged != split else "the homographs' intervals leave polysemy open"}[poly]
-        gap = (f"accuracy gap {figures['gap_rare']:+.1%}, 95 % interval {figures['gap_rare_lo']:+.1%} to "
-               f"{figures['gap_rare_hi']:+.1%}")
-        return f"{rare} ({gap}); {homographs}."
+        rare = {HELD: _("Questions with a rare word fail more"),
+                AGAINST: _("Questions with a rare word do not fail clearly more"),
+                OPEN: _("Whether questions with a rare word fail more is not settled")}[_c45_status(figures, t, "rare")]
+        homographs = {HELD: _("homographs fail more, merged and split"),
+                      AGAINST: _("homographs do not, merged or split"),
+                      OPEN: _("the merged and split readings of the homographs disagree, so polysemy stays open")
+                      if merged != split else _("the homographs' intervals leave polysemy open")}[poly]
+        gap = _("accuracy gap {gap:+.1%}, 95 % interval {lo:+.1%} to {hi:+.1%}").format(
+            gap=figures["gap_rare"], lo=figures["gap_rare_lo"], hi=figures["gap_rare_hi"])
+        return _("{rare} ({gap}); {homographs}.").format(rare=rare, gap=gap, homographs=homographs)
 
     return claims.judge("C45", figures, evidence, strength, finding=finding)
 
@@ -557,9 +585,25 @@ def answers_table(r: Analogy):
     import pandas as pd
 
     q = f"{r.b} − {r.a} + {r.c}"
-    return pd.DataFrame({f"{q} (inputs excluded)": [f"{w} ({s:.2f})" for w, s in r.top_excl],
-                         "inputs allowed": [f"{w} ({s:.2f})" for w, s in r.top_incl]},
-                        index=pd.RangeIndex(1, len(r.top_excl) + 1, name="rank"))
+    return pd.DataFrame({_("{q} (inputs excluded)").format(q=q): [f"{w} ({s:.2f})" for w, s in r.top_excl],
+                         _("inputs allowed"): [f"{w} ({s:.2f})" for w, s in r.top_incl]},
+                        index=pd.RangeIndex(1, len(r.top_excl) + 1, name=_("rank")))
+
+
+def section_name(section: str) -> str:
+    """An analogy section's name as the page shows it (``gram3-comparative``: each edition its own; an
+    :class:`~embedbook.i18n.Msg`), the name itself for a section not listed."""
+    return {
+        "capital-common-countries": _("capital-common-countries"), "capital-world": _("capital-world"),
+        "currency": _("currency"), "city-in-state": _("city-in-state"), "family": _("family"),
+        "gram1-adjective-to-adverb": _("gram1-adjective-to-adverb"), "gram2-opposite": _("gram2-opposite"),
+        "gram3-comparative": _("gram3-comparative"), "gram4-superlative": _("gram4-superlative"),
+        "gram5-present-participle": _("gram5-present-participle"),
+        "gram6-nationality-adjective": _("gram6-nationality-adjective"), "gram7-past-tense": _("gram7-past-tense"),
+        "gram8-plural": _("gram8-plural"), "gram9-plural-verbs": _("gram9-plural-verbs"),
+        "capital-country": _("capital-country"), "province-capital": _("province-capital"),
+        "family-gender": _("family-gender"), "all": _("all"),
+    }.get(section, section)
 
 
 def section_table(res: AnalogyResult):
@@ -567,9 +611,9 @@ def section_table(res: AnalogyResult):
     the page (a pandas Styler): 3CosAdd with the inputs excluded and allowed, and the nearest word to c."""
     import pandas as pd
 
-    rows = {s: [v["n"], v["excl"], v["incl"], v["base"]] for s, v in res.by_section().items()}
-    rows["all"] = [len(res.questions), res.accuracy("excl"), res.accuracy("incl"), res.accuracy("base")]
-    cols = ["questions", "inputs excluded", "inputs allowed", "nearest to c"]
+    rows = {section_name(s): [v["n"], v["excl"], v["incl"], v["base"]] for s, v in res.by_section().items()}
+    rows[section_name("all")] = [len(res.questions), res.accuracy("excl"), res.accuracy("incl"), res.accuracy("base")]
+    cols = [_("questions"), _("inputs excluded"), _("inputs allowed"), _("nearest to c")]
     table = pd.DataFrame.from_dict(rows, orient="index", columns=cols)
-    table.index.name = "section"
+    table.index.name = _("section")
     return table.style.format({"questions": "{:,.0f}", **{c: "{:.1%}" for c in cols[1:]}})

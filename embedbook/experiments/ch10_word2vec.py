@@ -8,9 +8,10 @@ from dataclasses import dataclass, field
 import numpy as np
 import torch
 
-from embedbook import claims, similarity, stats, word2vec
+from embedbook import claims, i18n, similarity, stats, word2vec
 from embedbook.book import Result
 from embedbook.claims import CONFIRMED, CORRECTED, INCONCLUSIVE, REFUTED
+from embedbook.i18n import _
 from embedbook.similarity import Space
 
 
@@ -142,11 +143,11 @@ class Usage(Result):
     def extra_glue(self) -> dict:
         source = self.effect_split_lo >= 0.05
         return {"sampling_sentence": (
-            "Two samples of the same source agree clearly more than Lee and Wikipedia do in every round: the kind "
-            "of text moves the neighbours beyond its sampling." if source else
-            "Two samples of the same source agree hardly more than Lee and Wikipedia do in some round: at this "
-            "size, a change of text and another sample of the same text cannot be told apart, so this comparison "
-            "cannot say whether usage or sampling moves the neighbours.")}
+            _("Two samples of the same source agree clearly more than Lee and Wikipedia do in every round: the kind "
+              "of text moves the neighbours beyond its sampling.") if source else
+            _("Two samples of the same source agree hardly more than Lee and Wikipedia do in some round: at this "
+              "size, a change of text and another sample of the same text cannot be told apart, so this comparison "
+              "cannot say whether usage or sampling moves the neighbours."))}
 
 
 def run_usage(lee: list[list[str]], wiki: list[list[str]], n_words: int = 100, k: int = 10, epochs: int = 10,
@@ -240,10 +241,13 @@ def lean(space: Space, word: str, group_a: list[str], group_b: list[str]) -> flo
 
 
 def lean_phrase(word: str, value: float | None, a: str = "fruit", b: str = "technology") -> str:
-    """A sentence for a :func:`lean` value: which group ``word`` leans towards, or that the space lacks it."""
+    """A sentence for a :func:`lean` value: which group ``word`` leans towards, or that the space lacks it
+    (an :class:`~embedbook.i18n.Msg`: pass ``word`` as one too where it holds words)."""
     if value is None:
-        return f"{word} is not in this vocabulary (the corpus is cut too short)"
-    return f"{word} leans towards the {a if value > 0 else b} words ({value:+.2f})"
+        return _("{word} is not in this vocabulary (the corpus is cut too short)").format(word=word)
+    group = a if value > 0 else b
+    group = {"fruit": _("fruit"), "technology": _("technology")}.get(group, group)
+    return _("{word} leans towards the {group} words ({value:+.2f})").format(word=word, group=group, value=value)
 
 
 @dataclass
@@ -252,6 +256,7 @@ class Planted(Result):
     ``a`` in a share ``p`` of its ``n_planted`` occurrences and of ``b`` in the rest; its lean is
     cos(word, a) − cos(word, b), per p and seed."""
 
+    verbatim = ("a", "b")  # words: the same in both editions
     a: str
     b: str
     n_tokens: int
@@ -356,44 +361,51 @@ def check_c39(r: Planted) -> claims.Verdict:
 
     def evidence(v: str) -> str:
         head = (
-            f"A made-up word was given {r.n_planted} occurrences, each a copy of the context of '{r.a}' (a share p "
-            f"of them) or of '{r.b}' (the rest), added to {r.n_tokens:,} tokens of Lee news; skip-gram, "
-            f"{r.epochs} epochs, {r.seeds} seeds. Its lean cos(word, {r.a}) − cos(word, {r.b}) averages "
-            + ", ".join(f"{mean[p]:+.2f} at p = {p:g}" for p in r.ps)
-            + f"; from p = {lo:g} to {hi:g} it rises by {r.rise_lo:+.2f} to {r.rise_hi:+.2f} per seed, against a "
-            f"seed spread of {r.spread:.2f} at one p. "
+            _("A made-up word was given {n} occurrences, each a copy of the context of '{a}' (a share p "
+              "of them) or of '{b}' (the rest), added to {tokens:,} tokens of Lee news; skip-gram, "
+              "{epochs} epochs, {seeds} seeds. Its lean cos(word, {a}) − cos(word, {b}) averages ").format(
+                n=r.n_planted, a=r.a, b=r.b, tokens=r.n_tokens, epochs=r.epochs, seeds=r.seeds)
+            + _(", ").join(_("{lean:+.2f} at p = {p:g}").format(lean=mean[p], p=p) for p in r.ps)
+            + _("; from p = {lo:g} to {hi:g} it rises by {rise_lo:+.2f} to {rise_hi:+.2f} per seed, against a "
+                "seed spread of {spread:.2f} at one p. ").format(lo=lo, hi=hi, rise_lo=r.rise_lo, rise_hi=r.rise_hi,
+                                                                 spread=r.spread)
         )
         return head + {
-            CONFIRMED: "Nothing but the mix of contexts differs between the made-up words, and the lean follows "
-            "it in every seed: which way a word leans is set by which company it keeps in the corpus. The planted "
-            "test is a constructed demonstration: it shows the mechanism on one base corpus; it does not measure "
-            "how the real 苹果 leans in a particular corpus.",
-            REFUTED: "The mix of contexts barely moves the word: its neighbours are not set by usage here.",
-            INCONCLUSIVE: (f"A model had not settled (its loss still fell by {r.worst_improvement:.1%} over its "
-                           "last two epochs)." if not r.plateau else
-                           "The lean moves with p, but not in every seed beyond the seed spread; this run "
-                           "cannot tell." if r.rise > 0 else "The seeds disagree; this run cannot tell."),
+            CONFIRMED: _("Nothing but the mix of contexts differs between the made-up words, and the lean follows "
+                         "it in every seed: which way a word leans is set by which company it keeps in the corpus. "
+                         "The planted test is a constructed demonstration: it shows the mechanism on one base corpus; "
+                         "it does not measure how the real 苹果 leans in a particular corpus."),
+            REFUTED: _("The mix of contexts barely moves the word: its neighbours are not set by usage here."),
+            INCONCLUSIVE: (_("A model had not settled (its loss still fell by {fell:.1%} over its "
+                             "last two epochs).").format(fell=r.worst_improvement) if not r.plateau else
+                           _("The lean moves with p, but not in every seed beyond the seed spread; this run "
+                             "cannot tell.") if r.rise > 0 else _("The seeds disagree; this run cannot tell.")),
         }[v]
 
     figures = {k: getattr(r, k) for k in ("rise", "rise_lo", "rise_hi", "monotone_seeds", "seeds", "spread",
                                           "plateau")}
-    strength = (f"{r.seeds} seeds, each with its own draw of the planted contexts; every model's training loss "
-                f"fell by at most {r.worst_improvement:.1%} over its last two epochs (gensim lowers the learning "
-                "rate to nearly zero by the end, which flattens the loss too); one base corpus and one pair of "
-                "context words. Rule revised after an external audit of the first build (was: neighbour overlap "
-                "between corpora against a reseed, 'corrected' because a second sample of one source moved the "
-                "neighbours as much — a test that could not fail and did not test the direction).")
+    strength = _("{seeds} seeds, each with its own draw of the planted contexts; every model's training loss "
+                 "fell by at most {fell:.1%} over its last two epochs (gensim lowers the learning "
+                 "rate to nearly zero by the end, which flattens the loss too); one base corpus and one pair of "
+                 "context words. Rule revised after an external audit of the first build (was: neighbour overlap "
+                 "between corpora against a reseed, 'corrected' because a second sample of one source moved the "
+                 "neighbours as much — a test that could not fail and did not test the direction).").format(
+        seeds=r.seeds, fell=r.worst_improvement)
+
     def finding(v: str) -> str:
-        rise = (f"from p = {lo:g} to {hi:g} its lean towards '{r.a}' {'rose' if r.rise_lo > 0 else 'moved'} by {r.rise_lo:+.2f} to {r.rise_hi:+.2f} "
-                f"per seed (seed spread {r.spread:.2f})")
+        rise = (_("from p = {lo:g} to {hi:g} its lean towards '{a}' rose by {rise_lo:+.2f} to {rise_hi:+.2f} "
+                  "per seed (seed spread {spread:.2f})") if r.rise_lo > 0 else
+                _("from p = {lo:g} to {hi:g} its lean towards '{a}' moved by {rise_lo:+.2f} to {rise_hi:+.2f} "
+                  "per seed (seed spread {spread:.2f})")).format(lo=lo, hi=hi, a=r.a, rise_lo=r.rise_lo,
+                                                                   rise_hi=r.rise_hi, spread=r.spread)
         return {
-            CONFIRMED: f"The more of a made-up word's contexts came from '{r.a}', the more it leaned that way: {rise}, "
-            f"at every step in all {r.seeds} seeds.",
-            REFUTED: f"The mix of contexts did not move the made-up word: {rise}.",
-            INCONCLUSIVE: (f"A model was still learning (its loss fell {r.worst_improvement:.1%} over its last two "
-                           "epochs), so this run cannot tell." if not r.plateau else
-                           f"Not clear-cut: {rise}, growing at every step in {r.monotone_seeds} of {r.seeds} seeds."),
-        }[v]
+            CONFIRMED: _("The more of a made-up word's contexts came from '{a}', the more it leaned that way: {rise}, "
+                         "at every step in all {seeds} seeds."),
+            REFUTED: _("The mix of contexts did not move the made-up word: {rise}."),
+            INCONCLUSIVE: (_("A model was still learning (its loss fell {fell:.1%} over its last two "
+                             "epochs), so this run cannot tell.") if not r.plateau else
+                           _("Not clear-cut: {rise}, growing at every step in {monotone} of {seeds} seeds.")),
+        }[v].format(a=r.a, rise=rise, seeds=r.seeds, fell=r.worst_improvement, monotone=r.monotone_seeds)
 
     return claims.judge("C39", figures, evidence, strength, finding=finding)
 
@@ -410,6 +422,12 @@ def neighbour_table(spaces: dict[str, tuple[Space, str]], k: int = 8):
                          for title, (sp, w) in spaces.items() if w in sp})
 
 
+def _name(name: str) -> i18n.Msg:
+    """A space's name (a model's, "skip-gram (en)") in both editions: its Chinese from this run or the
+    catalogs, else the name as it is."""
+    return name if isinstance(name, i18n.Msg) else i18n.Msg(name, i18n.translate_text(name))
+
+
 def run_benchmarks(spaces: dict[str, Space], reference: str, check: str):
     """WordSim-353 and SimLex-999 scored on every space of ``spaces`` (Spearman ρ between cosine and the
     human scores over the pairs each covers), plus the ``reference`` space scored again on exactly the pairs
@@ -423,7 +441,8 @@ def run_benchmarks(spaces: dict[str, Space], reference: str, check: str):
     for set_name, pairs in (("WordSim-353", data.wordsim353()), ("SimLex-999", data.simlex999())):
         covered = [p for p in pairs if p[0] in spaces[check] and p[1] in spaces[check]]
         scored = [(name, sp, pairs) for name, sp in spaces.items()]
-        scored.append((f"{reference}, {check}'s pairs", spaces[reference], covered))
+        scored.append((_("{reference}, {check}'s pairs").format(reference=_name(reference), check=_name(check)),
+                       spaces[reference], covered))
         for name, sp, ps in scored:
             r = similarity.similarity_benchmark(sp, ps)
             rows.append({"set": set_name, "space": name, "Spearman ρ": r["spearman"],
@@ -452,6 +471,13 @@ MAP_GROUPS = {"country, capital": "capital-world", "family word": "family",
               "noun, plural": "gram8-plural"}
 
 
+def map_label(group: str) -> str:
+    """A :data:`MAP_GROUPS` label as the map's legend shows it (an :class:`~embedbook.i18n.Msg`)."""
+    return {"country, capital": _("country, capital"), "family word": _("family word"),
+            "adjective, comparative": _("adjective, comparative"), "verb, past tense": _("verb, past tense"),
+            "noun, plural": _("noun, plural")}.get(group, group)
+
+
 def map_points(space: Space, n_words: int = 300, groups: dict[str, str] = MAP_GROUPS):
     """Words of a few sections of the analogy set (``n_words`` in all, evenly over ``groups``: label →
     section) and their first two principal components in ``space``. Returns (words, group labels, xy)."""
@@ -469,8 +495,11 @@ def map_points(space: Space, n_words: int = 300, groups: dict[str, str] = MAP_GR
 
 
 def neighbours_sentence(table, n: int = 3) -> str:
-    """One sentence naming the first ``n`` neighbours of each column of a :func:`neighbour_table`."""
-    parts = [f"{col}: {', '.join(str(x) for x in table[col][:n])}" for col in table.columns]
+    """One sentence naming the first ``n`` neighbours of each column of a :func:`neighbour_table` (an
+    :class:`~embedbook.i18n.Msg`)."""
+    parts = [_("{column}: {words}").format(column=_name(col), words=", ".join(str(x) for x in table[col][:n]))
+             for col in table.columns]
     if not parts:
-        return "None of these words is in this vocabulary (the corpus is cut too short)."
-    return f"The {n} nearest words — " + "; ".join(parts) + "."
+        return _("None of these words is in this vocabulary (the corpus is cut too short).")
+    joined = i18n.Msg("; ".join(p.en for p in parts), _("; ").zh.join(p.zh for p in parts))
+    return _("The {n} nearest words — {parts}.").format(n=n, parts=joined)

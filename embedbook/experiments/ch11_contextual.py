@@ -10,6 +10,7 @@ import torch
 from embedbook import book, claims, contextual, data, stats, timing
 from embedbook.book import Result
 from embedbook.claims import CONFIRMED, CORRECTED, INCONCLUSIVE, REFUTED
+from embedbook.i18n import _
 
 # Hand-written contexts for the two senses of "apple" (the articles' 苹果 example), 40 of each: the first 8 of
 # each were written for the first build, the other 32 after an audit asked for more (one sentence was 6% of 16).
@@ -106,6 +107,7 @@ class Senses(Result):
     """"apple" in fruit and company sentences: per-layer cosines and separability, and what the lookup
     and the embedding output hand out for repeated tokens in one batched forward pass."""
 
+    verbatim = ("word",)  # data: the word studied, the same in both editions
     word: str
     n_fruit: int
     n_company: int
@@ -211,43 +213,47 @@ def check_c10(r: Senses) -> claims.Verdict:
     """Settle C10 from :func:`run_senses`."""
 
     def evidence(v: str) -> str:
-        rows = ("bit-for-bit identical" if r.max_row_diff == 0 else f"different (largest difference {book.plain_decimal(r.max_row_diff)})")
-        head = (
-            f"Across the {r.n_fruit + r.n_company} sentences, the {r.repeated_tokens} token ids that occur more than once "
-            f"({r.token_occurrences} occurrences, '{r.word}' among them) got {rows} rows from the table. The same token "
-            f"at the same position in different sentences ({r.same_position_pairs} such groups) had "
-            + ("identical layer-0 vectors. " if r.max_layer0_diff == 0 else
-               f"layer-0 vectors that differ by at most {book.plain_decimal(r.max_layer0_diff)}. ")
+        rows = (_("bit-for-bit identical") if r.max_row_diff == 0 else
+                _("different (largest difference {diff})").format(diff=book.plain_decimal(r.max_row_diff)))
+        head = _(
+            "Across the {n} sentences, the {repeated} token ids that occur more than once "
+            "({occurrences} occurrences, '{word}' among them) got {rows} rows from the table. The same token "
+            "at the same position in different sentences ({groups} such groups) had "
+        ).format(n=r.n_fruit + r.n_company, repeated=r.repeated_tokens, occurrences=r.token_occurrences, word=r.word,
+                 rows=rows, groups=r.same_position_pairs) + (
+            _("identical layer-0 vectors. ") if r.max_layer0_diff == 0 else
+            _("layer-0 vectors that differ by at most {diff}. ").format(diff=book.plain_decimal(r.max_layer0_diff))
         )
         return head + {
-            CONFIRMED: (
+            CONFIRMED: _(
                 "For an nn.Embedding this holds by definition (a lookup is indexing: the same id returns the same "
                 "row), so the check confirms that the real forward pass does what the definition says rather than "
                 "testing something that could have failed. "
                 "What enters the first attention layer depends on the token and its position only. What changes with "
-                f"position is a second table, added after the lookup ({{doc}}`02_lookup`); the context arrives "
-                f"with attention: at layer {r.top_layer} the fruit and company 'apple' vectors have a mean cosine of "
-                f"{r.across_top:.2f} across senses."
-            ),
-            REFUTED: "The input representation of a token depends on its context here, before any attention layer.",
+                "position is a second table, added after the lookup ({{doc}}`02_lookup`); the context arrives "
+                "with attention: at layer {top_layer} the fruit and company 'apple' vectors have a mean cosine of "
+                "{across_top:.2f} across senses."
+            ).format(top_layer=r.top_layer, across_top=r.across_top),
+            REFUTED: _("The input representation of a token depends on its context here, before any attention layer."),
         }[v]
 
     def finding(v: str) -> str:
         n = r.n_fruit + r.n_company
-        rows = ("the same table row, bit for bit" if r.max_row_diff == 0 else
-                f"table rows that differ by up to {book.plain_decimal(r.max_row_diff)}")
-        layer0 = ("identical" if r.max_layer0_diff == 0 else
-                  f"{'equal up to rounding' if v == CONFIRMED else 'different'} (at most "
-                  f"{book.plain_decimal(r.max_layer0_diff)} apart)")
-        return (f"Across all {n} '{r.word}' sentences, each of the {r.repeated_tokens} repeated tokens got {rows}; "
-                f"the same token at the same position had {layer0} layer-0 vectors"
-                + (", so context enters only with attention." if v == CONFIRMED else
-                   ": the input layer depends on the context here."))
+        rows = (_("the same table row, bit for bit") if r.max_row_diff == 0 else
+                _("table rows that differ by up to {diff}").format(diff=book.plain_decimal(r.max_row_diff)))
+        layer0 = (_("identical") if r.max_layer0_diff == 0 else
+                  (_("equal up to rounding (at most {diff} apart)") if v == CONFIRMED else
+                   _("different (at most {diff} apart)")).format(diff=book.plain_decimal(r.max_layer0_diff)))
+        return (_("Across all {n} '{word}' sentences, each of the {repeated} repeated tokens got {rows}; "
+                  "the same token at the same position had {layer0} layer-0 vectors").format(
+                    n=n, word=r.word, repeated=r.repeated_tokens, rows=rows, layer0=layer0)
+                + (_(", so context enters only with attention.") if v == CONFIRMED else
+                   _(": the input layer depends on the context here.")))
 
     figures = {"max_row_diff": r.max_row_diff, "max_layer0_diff": r.max_layer0_diff}
-    return claims.judge("C10", figures, evidence, strength="true by construction for an nn.Embedding (refuted "
+    return claims.judge("C10", figures, evidence, strength=_("true by construction for an nn.Embedding (refuted "
                         "only for an input layer that reads its context); checked by exact comparison of every "
-                        "repeated token in one real batched forward pass, deterministic", finding=finding)
+                        "repeated token in one real batched forward pass, deterministic"), finding=finding)
 
 
 # --- C46: the price of context -----------------------------------------------------------------------
@@ -259,6 +265,7 @@ class Cost(Result):
     a same-run timing of both on one padded batch (an illustration), and what each tells of the senses
     (from :func:`run_senses`)."""
 
+    verbatim = ("word",)  # data: the word studied, the same in both editions
     word: str
     n_sentences: int
     top_layer: int
@@ -366,16 +373,16 @@ def _c46(f, t):
 # Camacho-Collados context-insensitive baseline accuracy near chance", corpus: pages).
 WIC = claims.Source(
     cite="pilehvar2019wic",
-    finding="WiC pairs the same word in two contexts and asks whether the sense is the same, so a "
-    "context-insensitive word embedding scores like a random baseline (50%); a sentence-level LSTM baseline "
-    "reaches 53.1% and BERT-large 65.5%",
-    where="Pilehvar and Camacho-Collados 2019 (NAACL), the dataset's design and its results table",
+    finding=_("WiC pairs the same word in two contexts and asks whether the sense is the same, so a "
+              "context-insensitive word embedding scores like a random baseline (50%); a sentence-level LSTM baseline "
+              "reaches 53.1% and BERT-large 65.5%"),
+    where=_("Pilehvar and Camacho-Collados 2019 (NAACL), the dataset's design and its results table"),
     supports=("static_row_cannot_tell_senses",),
 )
 
 
 def _count(x: float) -> str:
-    return f"{x / 1e6:,.1f} million" if x >= 1e6 else f"{x:,.0f}"
+    return _("{millions:,.1f} million").format(millions=x / 1e6) if x >= 1e6 else f"{x:,.0f}"
 
 
 @claims.check("C46")
@@ -384,66 +391,73 @@ def check_c46(c: Cost) -> claims.Verdict:
     t = claims.rule_of("C46").thresholds
 
     def evidence(v: str) -> str:
-        head = (
-            f"Telling fruit from company '{c.word}' by the nearest centroid (leave one out, {c.n_sentences} "
-            f"sentences): {c.acc_lookup:.0%} on the row the table hands out for '{c.word}' ("
-            + ("the same row in every sentence, bit for bit, so exactly chance by construction: an identity, not a "
-               "probe that could have separated them" if c.word_row_diff == 0 else
-               f"rows that differ between sentences by up to {book.plain_decimal(c.word_row_diff)}")
-            + f"), {c.acc_l0:.0%} on the layer-0 output (where only the position differs), "
-            f"and {c.acc_top:.0%} at layer {c.top_layer}. Torch's flop counter puts the forward pass at "
-            f"{_count(c.flops_per_token)} operations per token, {c.cost_ratio:,.0f} for each of the {c.dim} numbers "
+        rows = (_("the same row in every sentence, bit for bit, so exactly chance by construction: an identity, not "
+                  "a probe that could have separated them") if c.word_row_diff == 0 else
+                _("rows that differ between sentences by up to {diff}").format(diff=book.plain_decimal(c.word_row_diff)))
+        head = _(
+            "Telling fruit from company '{word}' by the nearest centroid (leave one out, {n} "
+            "sentences): {acc_lookup:.0%} on the row the table hands out for '{word}' ({rows}), {acc_l0:.0%} on the "
+            "layer-0 output (where only the position differs), "
+            "and {acc_top:.0%} at layer {top_layer}. Torch's flop counter puts the forward pass at "
+            "{flops} operations per token, {ratio:,.0f} for each of the {dim} numbers "
             "the lookup copies (it does no arithmetic at all). "
-        )
-        cost = (f"In this run the forward pass took {c.bench_ratio:,.0f} times the lookup's time on the same batch "
-                "(a timing, shown as an illustration only). ")
-        bag = (f"Beside the rule: the mean of the table rows of the sentence's other tokens (a static bag of context, "
-               f"{c.dim} additions per token) tells {c.acc_context_bag:.0%} of these sentences apart. That is a repair "
-               "from context too, the route the article names, and it says more about the sentences than about "
-               "static vectors: written to show one sense each, they are full of sense cues ('iphone', 'pie'). "
-               "On WiC, built so that the cues are subtle, context-insensitive embeddings sit at chance: "
-               f"{WIC.finding} ({WIC.where}).")
+        ).format(word=c.word, n=c.n_sentences, acc_lookup=c.acc_lookup, rows=rows, acc_l0=c.acc_l0, acc_top=c.acc_top,
+                 top_layer=c.top_layer, flops=_count(c.flops_per_token), ratio=c.cost_ratio, dim=c.dim)
+        cost = _("In this run the forward pass took {ratio:,.0f} times the lookup's time on the same batch "
+                 "(a timing, shown as an illustration only). ").format(ratio=c.bench_ratio)
+        bag = _("Beside the rule: the mean of the table rows of the sentence's other tokens (a static bag of context, "
+                "{dim} additions per token) tells {acc_bag:.0%} of these sentences apart. That is a repair "
+                "from context too, the route the article names, and it says more about the sentences than about "
+                "static vectors: written to show one sense each, they are full of sense cues ('iphone', 'pie'). "
+                "On WiC, built so that the cues are subtle, context-insensitive embeddings sit at chance: "
+                "{wic_finding} ({wic_where}).").format(dim=c.dim, acc_bag=c.acc_context_bag, wic_finding=WIC.finding,
+                                                       wic_where=WIC.where)
         return head + {
-            CONFIRMED: "The word's own row cannot tell the senses apart; the network's contextual states do, on these "
-            "constructed sentences, at orders of magnitude more work per token than the lookup. " + cost,
-            REFUTED: "Here " + "; ".join(reason for reason, failed in [
-                ("the word's rows differ between sentences", c.word_row_diff > t["rounding"]),
-                (f"the last layer does not reach {t['fails']:.0%}", c.acc_top < t["fails"]),
-                (f"the network costs fewer than {t['cost_min']:,.0f} operations per copied number",
-                 c.cost_ratio < t["cost_min"]),
-            ] if failed) + ". ",
-            INCONCLUSIVE: f"Between {t['fails']:.0%} and {t['separates']:.0%} the sentences cannot decide: the last "
-            "layer separates the senses only partly. ",
+            CONFIRMED: _("The word's own row cannot tell the senses apart; the network's contextual states do, on these "
+                         "constructed sentences, at orders of magnitude more work per token than the lookup. ") + cost,
+            REFUTED: _("Here {reasons}. ").format(reasons=_("; ").join(reason for reason, failed in [
+                (_("the word's rows differ between sentences"), c.word_row_diff > t["rounding"]),
+                (_("the last layer does not reach {fails:.0%}").format(fails=t["fails"]), c.acc_top < t["fails"]),
+                (_("the network costs fewer than {cost_min:,.0f} operations per copied number").format(
+                    cost_min=t["cost_min"]), c.cost_ratio < t["cost_min"]),
+            ] if failed)),
+            INCONCLUSIVE: _("Between {fails:.0%} and {separates:.0%} the sentences cannot decide: the last "
+                            "layer separates the senses only partly. ").format(fails=t["fails"],
+                                                                               separates=t["separates"]),
         }[v] + bag
 
     figures = {"word_row_diff": c.word_row_diff, "acc_lookup": c.acc_lookup, "acc_top": c.acc_top, "cost_ratio": c.cost_ratio,
                "acc_context_bag": c.acc_context_bag, "acc_l0": c.acc_l0, "mflops_per_token": c.flops_per_token / 1e6}
-    strength = (f"a constructed demonstration, not a measurement on real data: {c.n_sentences} hand-written "
-                "sentences, half per sense, each written to show its sense and full of cues (the static bag of "
-                f"context tells {c.acc_context_bag:.0%} of them apart too), leave-one-out (one misclassified sentence "
-                f"moves an accuracy by {1 / c.n_sentences:.1%}); the row leg is an identity check (the article's "
-                "'the vector taken out is exactly the same'), the cost an exact count, not a timing. Rule revised "
-                "after measuring, twice in a later review: first to judge the article's words rather than the register's 'resolved "
-                "only by contextual representations' (the earlier rule gave 'confirmed with a correction' "
-                "when the bag reached 90%), then, after a second reading, to state the row leg as the identity it is "
-                "(it was an accuracy probe on identical rows whose 'separates' and 'inconclusive' legs could never "
-                "fire) and to count the sentences as constructed; before both, 16 sentences and no bag")
+    strength = _("a constructed demonstration, not a measurement on real data: {n} hand-written "
+                 "sentences, half per sense, each written to show its sense and full of cues (the static bag of "
+                 "context tells {acc_bag:.0%} of them apart too), leave-one-out (one misclassified sentence "
+                 "moves an accuracy by {one:.1%}); the row leg is an identity check (the article's "
+                 "'the vector taken out is exactly the same'), the cost an exact count, not a timing. Rule revised "
+                 "after measuring, twice in a later review: first to judge the article's words rather than the register's 'resolved "
+                 "only by contextual representations' (the earlier rule gave 'confirmed with a correction' "
+                 "when the bag reached 90%), then, after a second reading, to state the row leg as the identity it is "
+                 "(it was an accuracy probe on identical rows whose 'separates' and 'inconclusive' legs could never "
+                 "fire) and to count the sentences as constructed; before both, 16 sentences and no bag"
+                 ).format(n=c.n_sentences, acc_bag=c.acc_context_bag, one=1 / c.n_sentences)
     def finding(v: str) -> str:
-        row = (f"The table's row for '{c.word}' is the same in all {c.n_sentences} sentences, so on it fruit and "
-               f"company are told apart only at chance ({c.acc_lookup:.0%})" if c.word_row_diff <= t["rounding"] else
-               f"The table's rows for '{c.word}' differ between sentences (up to {book.plain_decimal(c.word_row_diff)})")
-        top = f"layer {c.top_layer} tells {c.acc_top:.0%}"
+        row = (_("The table's row for '{word}' is the same in all {n} sentences, so on it fruit and "
+                 "company are told apart only at chance ({acc:.0%})").format(
+                    word=c.word, n=c.n_sentences, acc=c.acc_lookup) if c.word_row_diff <= t["rounding"] else
+               _("The table's rows for '{word}' differ between sentences (up to {diff})").format(
+                    word=c.word, diff=book.plain_decimal(c.word_row_diff)))
+        top = _("layer {top_layer} tells {acc_top:.0%}").format(top_layer=c.top_layer, acc_top=c.acc_top)
         if v == CONFIRMED:
-            return (f"{row}; {top}, at {_count(c.flops_per_token)} operations per token against none for the "
-                    "lookup.")
+            return _("{row}; {top}, at {flops} operations per token against none for the "
+                     "lookup.").format(row=row, top=top, flops=_count(c.flops_per_token))
         if v == INCONCLUSIVE:
-            return f"{row}; {top}, only partly apart: too few to decide."
+            return _("{row}; {top}, only partly apart: too few to decide.").format(row=row, top=top)
         fails = [why for why, failed in [
-            ("the row differs", c.word_row_diff > t["rounding"]),
-            (f"the last layer stays below {t['fails']:.0%}", c.acc_top < t["fails"]),
-            (f"the network costs only {c.cost_ratio:,.0f} operations per copied number", c.cost_ratio < t["cost_min"]),
+            (_("the row differs"), c.word_row_diff > t["rounding"]),
+            (_("the last layer stays below {fails:.0%}").format(fails=t["fails"]), c.acc_top < t["fails"]),
+            (_("the network costs only {ratio:,.0f} operations per copied number").format(ratio=c.cost_ratio),
+             c.cost_ratio < t["cost_min"]),
         ] if failed]
-        return f"{row}; {top}. The claim fails here: {'; '.join(fails)}."
+        return _("{row}; {top}. The claim fails here: {fails}.").format(row=row, top=top, fails=_("; ").join(fails))
 
     return claims.judge("C46", figures, evidence, strength, finding=finding)
 
@@ -762,13 +776,13 @@ def _c11(f, t):
 
 
 def _mean_layers(r: "Contextuality", which: list[int]) -> str:
-    return ", ".join(f"layer {k}: {r.mean_adj[k]:.1%} ({r.mean_ci_low[k]:.1%} to {r.mean_ci_high[k]:.1%})"
-                     for k in which)
+    return _(", ").join(_("layer {k}: {mean:.1%} ({low:.1%} to {high:.1%})").format(
+        k=k, mean=r.mean_adj[k], low=r.mean_ci_low[k], high=r.mean_ci_high[k]) for k in which)
 
 
 def _layers(r: Contextuality, which: list[int]) -> str:
-    return ", ".join(f"layer {k}: {r.matched_adj[k]:.1%} ({r.matched_ci_low[k]:.1%} to {r.matched_ci_high[k]:.1%})"
-                     for k in which)
+    return _(", ").join(_("layer {k}: {mean:.1%} ({low:.1%} to {high:.1%})").format(
+        k=k, mean=r.matched_adj[k], low=r.matched_ci_low[k], high=r.matched_ci_high[k]) for k in which)
 
 
 @claims.check("C11")
@@ -787,57 +801,69 @@ def check_c11(r: Contextuality) -> claims.Verdict:
                             "layers_below": r.layers_below, "layers_above": r.layers_above, "n_layers": r.n_layers})
 
     def evidence(v: str) -> str:
-        head = (
+        head = _(
             "The experiment is not in the BERT paper (Devlin et al. 2019); it is Ethayarajh's (2019), and it asks how "
             "much of a word's contextual vectors one vector of its own explains, not Word2Vec. "
-            f"On {r.n_words} words in {r.n_contexts:,} contexts ({r.n_sentences} windows of {r.window} words), the "
+            "On {n_words} words in {n_contexts:,} contexts ({n_sentences} windows of {window} words), the "
             "published statistic computed the authors' way (scikit-learn's TruncatedSVD explained_variance_ratio_, "
             "as in the code released with the paper, minus the same on random words) averages "
-            f"{r.released_adj_mean:.1%} over layers 1–{r.n_layers} (interval {r.released_ci_low:.1%} to "
-            f"{r.released_ci_high:.1%}), with {r.released_layers_under} of {r.n_layers} layers under 5%"
-            + (": the published number reproduces here. " if r.released_adj_mean < t["share"] else ". ")
-            + f"But that statistic fails the calibration: synthetic words whose occurrences are one fixed vector plus "
-            f"{cal.noise[0]:.0%} noise (self-similarity {cal.self_sim[0]:.3f}) score {cal.static['released']:.2%} on it "
-            f"(about 1/d = {1 / cal.dim:.2%}: the variance along the shared direction is the noise's), "
-            f"{cal.static['centred']:.1%} on centred PCA (centring removes the static vector), and "
-            f"{cal.static['paper']:.1%} on the paper's written formula, σ₁²/Σσᵢ². This is arithmetic, true of any "
+            "{released_mean:.1%} over layers 1–{n_layers} (interval {released_low:.1%} to "
+            "{released_high:.1%}), with {under} of {n_layers} layers under 5%"
+        ).format(n_words=r.n_words, n_contexts=r.n_contexts, n_sentences=r.n_sentences, window=r.window,
+                 released_mean=r.released_adj_mean, n_layers=r.n_layers, released_low=r.released_ci_low,
+                 released_high=r.released_ci_high, under=r.released_layers_under) + (
+            _(": the published number reproduces here. ") if r.released_adj_mean < t["share"] else _(". ")
+        ) + _(
+            "But that statistic fails the calibration: synthetic words whose occurrences are one fixed vector plus "
+            "{noise:.0%} noise (self-similarity {self_sim:.3f}) score {static_released:.2%} on it "
+            "(about 1/d = {inv_d:.2%}: the variance along the shared direction is the noise's), "
+            "{static_centred:.1%} on centred PCA (centring removes the static vector), and "
+            "{static_paper:.1%} on the paper's written formula, σ₁²/Σσᵢ². This is arithmetic, true of any "
             "model's vectors, BERT-base's included: a score near zero on the published statistic is what a perfectly "
-            f"static word gets too, so the rule applied to it would give '{released_rule}'. The authors' own files for "
-            f"BERT-base show it: at layer 1 their {BERT_RELEASED['words']:,} words have a mean self-similarity of "
-            f"{BERT_RELEASED['selfsim_l1']:.2f} (random words {BERT_RELEASED['randcos_l1']:.2f}) and a mean "
-            f"published-statistic MEV of {BERT_RELEASED['mev_l1']:.1%}. The paper's written formula, each word against "
+            "static word gets too, so the rule applied to it would give '{released_rule}'. The authors' own files for "
+            "BERT-base show it: at layer 1 their {bert_words:,} words have a mean self-similarity of "
+            "{bert_selfsim:.2f} (random words {bert_randcos:.2f}) and a mean "
+            "published-statistic MEV of {bert_mev:.1%}. The paper's written formula, each word against "
             "as many random words as it has contexts, gives "
-            f"{r.matched_adj_min:.0%} to {r.matched_adj_max:.0%} beyond random words over layers 1–{r.n_layers} "
-            f"('{paper_rule}' by the same rule), but it lets every occurrence take its own multiple of one direction, "
+            "{matched_min:.0%} to {matched_max:.0%} beyond random words over layers 1–{n_layers} "
+            "('{paper_rule}' by the same rule), but it lets every occurrence take its own multiple of one direction, "
             "so for each word, before any baseline, it bounds what one static vector explains from above. The deciding "
             "statistic is that share "
             "itself: a word's mean vector is its best single static vector, and n·|x̄|²/Σ|xᵢ|² is the share of the "
-            f"occurrences' energy it explains (synthetic static words score {cal.mean_static:.2%}, synthetic random "
-            f"words {cal.mean_random:+.2%} against their matched baseline). Beyond as many random words as each word "
+            "occurrences' energy it explains (synthetic static words score {mean_static:.2%}, synthetic random "
+            "words {mean_random:+.2%} against their matched baseline). Beyond as many random words as each word "
             "has contexts, MiniLM gives "
-        )
-        per_layer = _mean_layers(r, list(layers)) + ". "
+        ).format(noise=cal.noise[0], self_sim=cal.self_sim[0], static_released=cal.static["released"],
+                 inv_d=1 / cal.dim, static_centred=cal.static["centred"], static_paper=cal.static["paper"],
+                 released_rule=claims.verdict_word(released_rule), bert_words=BERT_RELEASED["words"],
+                 bert_selfsim=BERT_RELEASED["selfsim_l1"], bert_randcos=BERT_RELEASED["randcos_l1"],
+                 bert_mev=BERT_RELEASED["mev_l1"], matched_min=r.matched_adj_min, matched_max=r.matched_adj_max,
+                 n_layers=r.n_layers, paper_rule=claims.verdict_word(paper_rule), mean_static=cal.mean_static,
+                 mean_random=cal.mean_random)
+        per_layer = _mean_layers(r, list(layers)) + _(". ")
         lo, hi = min(r.mean_adj[1:]), max(r.mean_adj[1:])
         if v == REFUTED:
-            tail = (
-                f"Every layer lies above 5%: the word's own mean vector explains {lo:.0%} to {hi:.0%} of the "
+            tail = _(
+                "Every layer lies above 5%: the word's own mean vector explains {lo:.0%} to {hi:.0%} of the "
                 "variance beyond what random words share, in MiniLM. That refutes 'less than 5% can be explained by "
                 "static vectors' for this model directly, with one static vector and no bound. For the paper's "
                 "BERT-base the refutation rests on the calibration (the published statistic cannot see a static "
                 "vector), not on a measurement of BERT-base, which is not available here."
-            )
+            ).format(lo=lo, hi=hi)
         elif v == CORRECTED and len(below) == r.n_layers:
-            tail = ("Every layer lies below 5% on the mean-vector share too: the finding holds here; what needs "
-                    "correcting is the attribution.")
+            tail = _("Every layer lies below 5% on the mean-vector share too: the finding holds here; what needs "
+                     "correcting is the attribution.")
         elif v == CORRECTED:
-            tail = (f"Layers {', '.join(map(str, below))} lie below 5% and layers {', '.join(map(str, above))} above: "
-                    "the finding holds for part of the network only, not 'in all layers' as the paper states it.")
+            tail = _("Layers {below} lie below 5% and layers {above} above: "
+                     "the finding holds for part of the network only, not 'in all layers' as the paper states it."
+                     ).format(below=", ".join(map(str, below)), above=", ".join(map(str, above)))
         elif cal.mean_static < t["static_min"] or abs(cal.mean_random) > t["random_max"]:
-            tail = "The deciding statistic failed its own calibration here, so no layer can decide the claim."
+            tail = _("The deciding statistic failed its own calibration here, so no layer can decide the claim.")
         else:
-            many = len(unclear) > 1
-            tail = (f"The interval{'s' if many else ''} of layer{'s' if many else ''} {', '.join(map(str, unclear))} "
-                    f"reach{'' if many else 'es'} across 5%: too close to call on this many words.")
+            tail = (_("The intervals of layers {layers} reach across 5%: too close to call on this many words.")
+                    if len(unclear) > 1 else
+                    _("The interval of layer {layers} reaches across 5%: too close to call on this many words.")
+                    ).format(layers=", ".join(map(str, unclear)))
         return head + per_layer + tail
 
     figures = {"calib_static": cal.mean_static, "calib_random": cal.mean_random,
@@ -848,34 +874,39 @@ def check_c11(r: Contextuality) -> claims.Verdict:
                "released_adj_mean": r.released_adj_mean, "released_calib_static": cal.static["released"],
                "paper_calib_static": cal.static["paper"], "centred_calib_static": cal.static["centred"],
                "n_words": r.n_words}
-    strength = (
+    strength = _(
         "Rule revised after measuring, in a later review of the book: it decides on the share a word's own mean "
         "vector explains (was: the paper's written formula σ₁²/Σσᵢ², an upper bound on what one static vector "
-        f"explains, which gives '{paper_rule}' here too; before that the released-code MEV averaged over layers, "
+        "explains, which gives '{paper_rule}' here too; before that the released-code MEV averaged over layers, "
         "and centred MEV in every layer). The calibration is arithmetic "
-        f"on synthetic vectors ({cal.n_words} words per noise level, d = {cal.dim}, the real words' context counts) "
+        "on synthetic vectors ({cal_words} words per noise level, d = {dim}, the real words' context counts) "
         "and holds for any model. The per-layer figures: "
-        f"{r.n_words} words (the paper: every word seen in 5 or more of the SemEval STS 2012–2016 sentences), one "
+        "{n_words} words (the paper: every word seen in 5 or more of the SemEval STS 2012–2016 sentences), one "
         "6-layer model distilled and fine-tuned for sentence embeddings, not the paper's BERT-base, ELMo and GPT-2; "
         "one rank-matched random draw per word; the intervals resample words. The published statistic's baseline "
-        f"averages 5 draws of {r.n_random} random words (the paper used 1,000; a window supplies one word per draw)"
-    )
+        "averages 5 draws of {n_random} random words (the paper used 1,000; a window supplies one word per draw)"
+    ).format(paper_rule=claims.verdict_word(paper_rule), cal_words=cal.n_words, dim=cal.dim, n_words=r.n_words,
+             n_random=r.n_random)
     def finding(v: str) -> str:
         lo, hi = min(r.mean_adj[1:]), max(r.mean_adj[1:])
-        share = f"a word's own mean vector explains {lo:.0%} to {hi:.0%} of its vectors beyond what random words share"
+        share = _("a word's own mean vector explains {lo:.0%} to {hi:.0%} of its vectors beyond what random words "
+                  "share").format(lo=lo, hi=hi)
         if v == REFUTED:
-            return (f"In every MiniLM layer, {share}, well above 5%. The under-5% figure is Ethayarajh's "
-                    f"(2019); his statistic ({r.released_adj_mean:.1%} here) cannot show staticness: a static word "
-                    f"scores {cal.static['released']:.2%}.")
+            return _("In every MiniLM layer, {share}, well above 5%. The under-5% figure is Ethayarajh's "
+                     "(2019); his statistic ({released_mean:.1%} here) cannot show staticness: a static word "
+                     "scores {static_released:.2%}.").format(share=share, released_mean=r.released_adj_mean,
+                                                             static_released=cal.static["released"])
         if v == CORRECTED and len(below) == r.n_layers:
-            return (f"In every layer of MiniLM, {share}, below 5%: the finding holds, but the experiment is "
-                    "Ethayarajh's (2019), not the BERT paper's.")
+            return _("In every layer of MiniLM, {share}, below 5%: the finding holds, but the experiment is "
+                     "Ethayarajh's (2019), not the BERT paper's.").format(share=share)
         if v == CORRECTED:
-            return (f"In MiniLM, {share}: layers {', '.join(map(str, below))} lie below 5% and layers "
-                    f"{', '.join(map(str, above))} above, so the finding holds in part of the network only.")
+            return _("In MiniLM, {share}: layers {below} lie below 5% and layers "
+                     "{above} above, so the finding holds in part of the network only.").format(
+                        share=share, below=", ".join(map(str, below)), above=", ".join(map(str, above)))
         if cal.mean_static < t["static_min"] or abs(cal.mean_random) > t["random_max"]:
-            return "The deciding statistic failed its calibration on synthetic words, so no layer can decide the claim."
-        return (f"In MiniLM, {share}, but the intervals of layers {', '.join(map(str, unclear))} reach across 5%: "
-                f"too close to call on {r.n_words} words.")
+            return _("The deciding statistic failed its calibration on synthetic words, so no layer can decide the claim.")
+        return _("In MiniLM, {share}, but the intervals of layers {layers} reach across 5%: "
+                 "too close to call on {n_words} words.").format(share=share, layers=", ".join(map(str, unclear)),
+                                                                  n_words=r.n_words)
 
     return claims.judge("C11", figures, evidence, strength, finding=finding)

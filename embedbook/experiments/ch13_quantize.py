@@ -22,6 +22,7 @@ from embedbook import claims, contextual, data, similarity, stats, timing
 from embedbook import quantize as Q
 from embedbook.book import Result
 from embedbook.claims import CONFIRMED, CORRECTED, INCONCLUSIVE, REFUTED
+from embedbook.i18n import _, tr
 
 ARTICLE_VOCAB, ARTICLE_DIM = 32_000, 4_096  # the long article's example table (C05)
 WIDTHS = (16, 32, 50, 64, 96, 128, 192, 256, 384, 512, 768, 1024, 1536, 2048, 3072, 4096, 8192)
@@ -68,9 +69,10 @@ class Memory(Result):
 
     def rows(self) -> list[dict]:
         """One row per table (for a table on the page)."""
-        rows = [{"table": f"the article's ({self.vocab:,} × {self.dim:,})", "d": self.dim,
-                 "int8 ratio": self.int8_ratio, "int4 ratio": self.int4_ratio}]
-        rows += [{"table": n, "d": d, "int8 ratio": r8, "int4 ratio": r4}
+        table, int8, int4 = _("table"), _("int8 ratio"), _("int4 ratio")
+        rows = [{table: _("the article's ({vocab:,} × {dim:,})").format(vocab=self.vocab, dim=self.dim), "d": self.dim,
+                 int8: self.int8_ratio, int4: self.int4_ratio}]
+        rows += [{table: n, "d": d, int8: r8, int4: r4}
                  for n, d, r8, r4 in zip(self.table_names, self.table_dims, self.table_int8, self.table_int4)]
         return rows
 
@@ -146,44 +148,50 @@ def check_c28(r: Memory) -> claims.Verdict:
     """Settle C28 from :func:`run_memory`."""
 
     def evidence(v: str) -> str:
-        head = (
-            f"The article's {r.vocab:,} × {r.dim:,} table takes {r.fp32_bytes / 1e6:,.1f} MB in FP32, "
-            f"{r.int8_bytes / 1e6:,.1f} MB in INT8 and {r.int4_bytes / 1e6:,.1f} MB in INT4 with a float32 scale per "
-            f"row: {r.int8_ratio:.3f}× and {r.int4_ratio:.3f}× smaller. "
-        )
+        head = _(
+            "The article's {vocab:,} × {dim:,} table takes {fp32_mb:,.1f} MB in FP32, "
+            "{int8_mb:,.1f} MB in INT8 and {int4_mb:,.1f} MB in INT4 with a float32 scale per "
+            "row: {int8_ratio:.3f}× and {int4_ratio:.3f}× smaller. "
+        ).format(vocab=r.vocab, dim=r.dim, fp32_mb=r.fp32_bytes / 1e6, int8_mb=r.int8_bytes / 1e6,
+                 int4_mb=r.int4_bytes / 1e6, int8_ratio=r.int8_ratio, int4_ratio=r.int4_ratio)
         small = ""
         if r.table_names:
-            small = "Narrower rows pay more for their scales: " + ", ".join(
-                f"{n} (d = {d}) {a:.2f}× / {b:.2f}×" for n, d, a, b in zip(r.table_names, r.table_dims, r.table_int8, r.table_int4)
-            ) + ". "
-        tail = (
-            f"One scale for the whole table gives {r.int8_tensor_ratio:.3f}× / {r.int4_tensor_ratio:.3f}×; the fused "
-            f"CPU layout of QuantizedEmbedding (an offset per row as well) {r.int8_fused_ratio:.3f}×; block formats "
-            f"with an fp16 scale per {BLOCK} values {r.block_int8_ratio:.2f}× / {r.block_int4_ratio:.2f}×."
-        )
+            small = _("Narrower rows pay more for their scales: {tables}. ").format(tables=", ".join(
+                _("{name} (d = {d}) {a:.2f}× / {b:.2f}×").format(name=n, d=d, a=a, b=b)
+                for n, d, a, b in zip(r.table_names, r.table_dims, r.table_int8, r.table_int4)
+            ))
+        tail = _(
+            "One scale for the whole table gives {int8_tensor:.3f}× / {int4_tensor:.3f}×; the fused "
+            "CPU layout of QuantizedEmbedding (an offset per row as well) {int8_fused:.3f}×; block formats "
+            "with an fp16 scale per {block} values {block_int8:.2f}× / {block_int4:.2f}×."
+        ).format(int8_tensor=r.int8_tensor_ratio, int4_tensor=r.int4_tensor_ratio, int8_fused=r.int8_fused_ratio,
+                 block=BLOCK, block_int8=r.block_int8_ratio, block_int4=r.block_int4_ratio)
         verdict = {
-            CONFIRMED: "At the article's width the per-row scales cost a tenth of a percent: 4× and 8× hold. ",
-            CORRECTED: "The scales take a visible share at this width: the saving is below 4× / 8×. ",
-            REFUTED: "That is far short of 4× / 8×. ",
+            CONFIRMED: _("At the article's width the per-row scales cost a tenth of a percent: 4× and 8× hold. "),
+            CORRECTED: _("The scales take a visible share at this width: the saving is below 4× / 8×. "),
+            REFUTED: _("That is far short of 4× / 8×. "),
         }[v]
         return head + verdict + small + tail
 
     def finding(v: str) -> str:
         t = claims.rule_of("C28").thresholds
         tol = t["tolerance"]
-        head = (f"With a float32 scale per row, INT8 and INT4 make the article's {r.vocab:,} × {r.dim:,} table "
-                f"{r.int8_ratio:.3f}× and {r.int4_ratio:.3f}× smaller than FP32")
-        tail = {CONFIRMED: f", within {tol:.0%} of 4× and 8×.",
-                CORRECTED: f", more than {tol:.0%} short of 4× or 8×.",
-                REFUTED: f", below the floor of {t['int8_floor']:g}× or {t['int4_floor']:g}×."}[v]
-        narrow = "".join(f" Row scales cost more when narrow: at {n}'s width of {d}, {a:.2f}× and {b:.2f}×."
+        head = _("With a float32 scale per row, INT8 and INT4 make the article's {vocab:,} × {dim:,} table "
+                 "{int8_ratio:.3f}× and {int4_ratio:.3f}× smaller than FP32").format(
+            vocab=r.vocab, dim=r.dim, int8_ratio=r.int8_ratio, int4_ratio=r.int4_ratio)
+        tail = {CONFIRMED: _(", within {tol:.0%} of 4× and 8×.").format(tol=tol),
+                CORRECTED: _(", more than {tol:.0%} short of 4× or 8×.").format(tol=tol),
+                REFUTED: _(", below the floor of {int8_floor:g}× or {int4_floor:g}×.").format(
+                    int8_floor=t["int8_floor"], int4_floor=t["int4_floor"])}[v]
+        narrow = "".join(_(" Row scales cost more when narrow: at {name}'s width of {d}, {a:.2f}× and {b:.2f}×.").format(
+                             name=n, d=d, a=a, b=b)
                          for n, d, a, b in zip(r.table_names, r.table_dims, r.table_int8, r.table_int4)
                          if d == min(r.table_dims))
         return head + tail + narrow
 
     return claims.judge(
         "C28", {"int8_ratio": r.int8_ratio, "int4_ratio": r.int4_ratio}, evidence,
-        strength="exact byte counts of the tensors actually stored; no randomness can change them", finding=finding,
+        strength=_("exact byte counts of the tensors actually stored; no randomness can change them"), finding=finding,
     )
 
 
@@ -223,9 +231,11 @@ class Neighbours(Result):
 
     def rows(self) -> list[dict]:
         """One row per table and bit width."""
-        return [{"table": n, "bits": b, "relative error": getattr(self, f"rel_error_{b}")[i],
-                 f"top-{self.k} kept": getattr(self, f"overlap_{b}")[i],
-                 "lists reordered": getattr(self, f"changed_{b}")[i]}
+        table, bits, error = _("table"), _("bits"), _("relative error")
+        kept, reordered = _("top-{k} kept").format(k=self.k), _("lists reordered")
+        return [{table: n, bits: b, error: getattr(self, f"rel_error_{b}")[i],
+                 kept: getattr(self, f"overlap_{b}")[i],
+                 reordered: getattr(self, f"changed_{b}")[i]}
                 for i, n in enumerate(self.names) for b in Q.BITS]
 
 
@@ -304,52 +314,59 @@ def check_c49(r: Neighbours) -> claims.Verdict:
 
     def evidence(v: str) -> str:
         per = "; ".join(
-            f"{n}: INT8 keeps {o8:.1%} of the top-{r.k} and reorders {c8:.0%} of the lists, INT4 keeps {o4:.1%} and "
-            f"reorders {c4:.0%}"
+            _("{name}: INT8 keeps {o8:.1%} of the top-{k} and reorders {c8:.0%} of the lists, INT4 keeps {o4:.1%} and "
+              "reorders {c4:.0%}").format(name=n, o8=o8, k=r.k, c8=c8, o4=o4, c4=c4)
             for n, o8, c8, o4, c4 in zip(r.names, r.overlap_8, r.changed_8, r.overlap_4, r.changed_4)
         )
-        why = (
-            f"The blur is visible in the cosines: on {r.names[0]} neighbours ranked next to each other differ by a "
-            f"median {r.gap[0]:.4f}, while quantisation moves a query–neighbour cosine by a median {r.dcos_8[0]:.4f} "
-            f"(INT8) or {r.dcos_4[0]:.4f} (INT4); {r.blurred_8[0]:.0%} and {r.blurred_4[0]:.0%} of those gaps are "
+        why = _(
+            "The blur is visible in the cosines: on {name} neighbours ranked next to each other differ by a "
+            "median {gap:.4f}, while quantisation moves a query–neighbour cosine by a median {dcos_8:.4f} "
+            "(INT8) or {dcos_4:.4f} (INT4); {blurred_8:.0%} and {blurred_4:.0%} of those gaps are "
             "smaller than that typical change."
-        )
+        ).format(name=r.names[0], gap=r.gap[0], dcos_8=r.dcos_8[0], dcos_4=r.dcos_4[0], blurred_8=r.blurred_8[0],
+                 blurred_4=r.blurred_4[0])
         worst = max(figures["lost_8"], figures["lost_4"])
         replaced = (
-            f" More than the article says: on both tables some neighbours are replaced outright, not only reordered "
-            f"(at least {worst:.1%} of them at {'INT4' if figures['lost_4'] >= figures['lost_8'] else 'INT8'})."
+            _(" More than the article says: on both tables some neighbours are replaced outright, not only reordered "
+              "(at least {worst:.1%} of them at {bits}).").format(
+                worst=worst, bits='INT4' if figures['lost_4'] >= figures['lost_8'] else 'INT8')
             if worst >= min_lost else
-            " The neighbours themselves stay: quantisation swaps places among them, and on one of the tables it "
-            f"replaces at most {worst:.1%} of them."
+            _(" The neighbours themselves stay: quantisation swaps places among them, and on one of the tables it "
+              "replaces at most {worst:.1%} of them.").format(worst=worst)
         )
         lead = {
-            CONFIRMED: f"The order of the nearest neighbours changes, as the article says ({r.n_queries} query words "
-            f"per table).{replaced} ",
-            REFUTED: "The neighbour lists barely change. ",
+            CONFIRMED: _("The order of the nearest neighbours changes, as the article says ({n_queries} query words "
+                         "per table).{replaced} ").format(n_queries=r.n_queries, replaced=replaced),
+            REFUTED: _("The neighbour lists barely change. "),
         }[v]
-        return lead + per + ". " + why
+        return _("{lead}{per}. {why}").format(lead=lead, per=per, why=why)
 
     def finding(v: str) -> str:
         # the figures are the smaller of the two tables' shares: name the table each comes from
         at8 = r.names[list(r.changed_8).index(figures["changed_8"])]
         at4 = r.names[list(r.changed_4).index(figures["changed_4"])]
-        where = (f"even on {at8}'s table a word's ordered top-{r.k} list changed for" if at8 == at4 else
-                 f"even on the steadier table ({at8} at INT8, {at4} at INT4) a word's ordered top-{r.k} list changed for")
-        said = f"{where} {figures['changed_8']:.0%} of the query words after INT8 and {figures['changed_4']:.0%} after INT4"
+        where = (_("even on {name}'s table a word's ordered top-{k} list changed for").format(name=at8, k=r.k)
+                 if at8 == at4 else
+                 _("even on the steadier table ({at8} at INT8, {at4} at INT4) a word's ordered top-{k} list changed "
+                   "for").format(at8=at8, at4=at4, k=r.k))
+        said = _("{where} {changed_8:.0%} of the query words after INT8 and {changed_4:.0%} after INT4").format(
+            where=where, changed_8=figures['changed_8'], changed_4=figures['changed_4'])
         if v == REFUTED:
-            return f"The neighbour lists barely change: {said}."
+            return _("The neighbour lists barely change: {said}.").format(said=said)
         worst = max(figures["lost_8"], figures["lost_4"])
-        return (f"Quantisation reorders nearest neighbours: {said}. "
-                + (f"On both tables at least {worst:.1%} of the neighbours are replaced outright at "
-                   f"{'INT4' if figures['lost_4'] >= figures['lost_8'] else 'INT8'}."
-                   if worst >= min_lost else f"Hardly any are replaced outright (at most {worst:.1%})."))
+        return (_("Quantisation reorders nearest neighbours: {said}. ").format(said=said)
+                + (_("On both tables at least {worst:.1%} of the neighbours are replaced outright at "
+                     "{bits}.").format(worst=worst, bits='INT4' if figures['lost_4'] >= figures['lost_8'] else 'INT8')
+                   if worst >= min_lost else _("Hardly any are replaced outright (at most {worst:.1%}).").format(
+                       worst=worst)))
 
     return claims.judge(
         "C49", figures, evidence, finding=finding,
-        strength=f"{r.n_queries} frequent query words on each of two tables; quantisation is deterministic, so there "
-        "is no seed spread, and the rule takes the table where the effect is smaller. Rule revised after an external "
-        "audit of the first build (was: 'corrected' when the order changed but the neighbours stayed, 'confirmed' "
-        "only when neighbours were replaced; the article claims only the change of order).",
+        strength=_("{n_queries} frequent query words on each of two tables; quantisation is deterministic, so there "
+                   "is no seed spread, and the rule takes the table where the effect is smaller. Rule revised after an "
+                   "external audit of the first build (was: 'corrected' when the order changed but the neighbours "
+                   "stayed, 'confirmed' only when neighbours were replaced; the article claims only the change of "
+                   "order).").format(n_queries=r.n_queries),
     )
 
 
@@ -536,9 +553,19 @@ def _c29_reading(share_8: float, share_4: float, agree: float) -> str:
     return REFUTED if any(s <= 1 - agree for s in (share_8, share_4)) else INCONCLUSIVE
 
 
-_READING_WORDS = {CONFIRMED: "the more robust part at INT8 and at INT4", CORRECTED: "the more robust part at one "
-                  "bit width only", REFUTED: "not the more robust part (attention is, at one width at least)",
-                  INCONCLUSIVE: "level with it (no part moves the tokens less consistently)"}
+def _reading_words(reading: str) -> str:
+    """What one reading of 'the attention layers' makes of the table, in words."""
+    return {CONFIRMED: _("the more robust part at INT8 and at INT4"), CORRECTED: _("the more robust part at one "
+            "bit width only"), REFUTED: _("not the more robust part (attention is, at one width at least)"),
+            INCONCLUSIVE: _("level with it (no part moves the tokens less consistently)")}[reading]
+
+
+def _and(words: Sequence[str]) -> str:
+    """``" and ".join(words)`` in the language being written."""
+    out = ""
+    for w in words:
+        out = str(w) if not out else str(_("{first} and {last}").format(first=out, last=w))
+    return out
 
 
 # What the literature says of the embedding table's sensitivity: context for the box, not deciding (the
@@ -546,11 +573,11 @@ _READING_WORDS = {CONFIRMED: "the more robust part at INT8 and at INT4", CORRECT
 # sensitive", "Q-BERT ablation quantizing different modules word embedding position embedding" (corpus: pages).
 QBERT = claims.Source(
     cite="shen2020qbert",
-    finding="Q-BERT quantises BERT-base module by module and reports the embedding layer as more sensitive to "
-    "quantisation than the encoder's weights, the position embeddings most of all; it therefore keeps the "
-    "embedding table at 8 bits (4× smaller) while the encoder's weights go down to 2–4 bits (up to 13×)",
-    where="Shen et al. 2020 (AAAI), the ablation of quantisation effects at different modules (the embedding's "
-    "word / position bits) and the abstract's 13× / 4× figures",
+    finding=_("Q-BERT quantises BERT-base module by module and reports the embedding layer as more sensitive to "
+              "quantisation than the encoder's weights, the position embeddings most of all; it therefore keeps the "
+              "embedding table at 8 bits (4× smaller) while the encoder's weights go down to 2–4 bits (up to 13×)"),
+    where=_("Shen et al. 2020 (AAAI), the ablation of quantisation effects at different modules (the embedding's "
+            "word / position bits) and the abstract's 13× / 4× figures"),
     contradicts=("embedding_more_robust",),
 )
 
@@ -570,61 +597,71 @@ def check_c29(r: Robustness) -> claims.Verdict:
 
     def sides() -> str:
         groups: dict[str, list[str]] = {"the table": [], "attention": [], "neither part consistently": []}
-        for what, key in (("all of attention", "all"), ("a typical single block", "layer")):
+        for what, key in ((_("all of attention at INT{bits}"), "all"), (_("a typical single block at INT{bits}"), "layer")):
             for b in Q.BITS:
                 share = getattr(r, f"tok_wins_{key}_{b}")
                 who = "the table" if share >= agree else "attention" if share <= 1 - agree else "neither part consistently"
-                groups[who].append(f"{what} at INT{b}")
+                groups[who].append(str(what.format(bits=b)))
         said = []
         if groups["the table"]:
-            said.append("the table is more robust than " + " and ".join(groups["the table"]))
+            said.append(_("the table is more robust than {parts}").format(parts=_and(groups["the table"])))
         if groups["attention"]:
             n = len(groups["attention"])
-            said.append(" and ".join(groups["attention"]) + (" is" if n == 1 else " are") + " more robust than the table")
+            said.append((_("{parts} is more robust than the table") if n == 1 else
+                         _("{parts} are more robust than the table")).format(parts=_and(groups["attention"])))
         if groups["neither part consistently"]:
-            said.append("the comparison with " + " and ".join(groups["neither part consistently"])
-                        + " is a tie (no part moves the tokens less consistently)")
-        return "Token by token, " + "; ".join(said) + ". "
+            said.append(_("the comparison with {parts} is a tie (no part moves the tokens less consistently)").format(
+                parts=_and(groups["neither part consistently"])))
+        return _("Token by token, {said}. ").format(said="; ".join(said))
 
     all_says, layer_says = (_c29_reading(getattr(r, f"tok_wins_{k}_8"), getattr(r, f"tok_wins_{k}_4"), agree)
                             for k in ("all", "layer"))
 
     def evidence(v: str) -> str:
-        tokens = (
-            f"Over {r.n_tokens:,} tokens of {r.n_sentences} sentences, a token's last hidden state moved a median "
-            f"{r.tok_emb_median_8:.2%} (INT8) and {r.tok_emb_median_4:.1%} (INT4) of its length with only the word "
-            f"table quantised ({r.emb_params:,} weights); {r.tok_att_median_8:.2%} and {r.tok_att_median_4:.1%} "
-            f"with only the attention projections of all {r.n_blocks} blocks ({r.att_params:,} weights); "
-            f"{r.tok_layer_median_8:.2%} and {r.tok_layer_median_4:.1%} with only a typical single block "
-            f"({r.block_params:,} weights). Against all of attention the table moved {r.tok_wins_all_8:.0%} (INT8) "
-            f"and {r.tok_wins_all_4:.0%} (INT4) of the tokens less; against one block, {r.tok_wins_layer_8:.0%} "
-            f"and {r.tok_wins_layer_4:.0%}. "
-        )
-        pooled = (
-            f"Mean-pooled sentence vectors favour the table, because pooling averages out its independent per-row "
-            f"errors while a projection's error is shared by every token: there the table moved "
-            f"{r.wins_all_8:.0%} and {r.wins_all_4:.0%} of the sentences less than all of attention, and "
-            f"{r.wins_layer_8:.0%} and {r.wins_layer_4:.0%} less than one block (median move "
-            f"{_dec(r.emb_median_8)} and {_dec(r.emb_median_4)} for the table, {_dec(r.layer_median_8)} and "
-            f"{_dec(r.layer_median_4)} for one block). "
-        )
+        tokens = _(
+            "Over {n_tokens:,} tokens of {n_sentences} sentences, a token's last hidden state moved a median "
+            "{emb_8:.2%} (INT8) and {emb_4:.1%} (INT4) of its length with only the word "
+            "table quantised ({emb_params:,} weights); {att_8:.2%} and {att_4:.1%} "
+            "with only the attention projections of all {n_blocks} blocks ({att_params:,} weights); "
+            "{layer_8:.2%} and {layer_4:.1%} with only a typical single block "
+            "({block_params:,} weights). Against all of attention the table moved {wins_all_8:.0%} (INT8) "
+            "and {wins_all_4:.0%} (INT4) of the tokens less; against one block, {wins_layer_8:.0%} "
+            "and {wins_layer_4:.0%}. "
+        ).format(n_tokens=r.n_tokens, n_sentences=r.n_sentences, emb_8=r.tok_emb_median_8, emb_4=r.tok_emb_median_4,
+                 emb_params=r.emb_params, att_8=r.tok_att_median_8, att_4=r.tok_att_median_4, n_blocks=r.n_blocks,
+                 att_params=r.att_params, layer_8=r.tok_layer_median_8, layer_4=r.tok_layer_median_4,
+                 block_params=r.block_params, wins_all_8=r.tok_wins_all_8, wins_all_4=r.tok_wins_all_4,
+                 wins_layer_8=r.tok_wins_layer_8, wins_layer_4=r.tok_wins_layer_4)
+        pooled = _(
+            "Mean-pooled sentence vectors favour the table, because pooling averages out its independent per-row "
+            "errors while a projection's error is shared by every token: there the table moved "
+            "{wins_all_8:.0%} and {wins_all_4:.0%} of the sentences less than all of attention, and "
+            "{wins_layer_8:.0%} and {wins_layer_4:.0%} less than one block (median move "
+            "{emb_8} and {emb_4} for the table, {layer_8} and "
+            "{layer_4} for one block). "
+        ).format(wins_all_8=r.wins_all_8, wins_all_4=r.wins_all_4, wins_layer_8=r.wins_layer_8,
+                 wins_layer_4=r.wins_layer_4, emb_8=_dec(r.emb_median_8), emb_4=_dec(r.emb_median_4),
+                 layer_8=_dec(r.layer_median_8), layer_4=_dec(r.layer_median_4))
         lead = {
-            CONFIRMED: "The embedding table is the more robust part in every comparison. ",
-            CORRECTED: "Both readings of 'the attention layers' agree that the table is the more robust part at one "
-            "bit width only. ",
-            REFUTED: "The attention projections are the more robust part here. ",
-            INCONCLUSIVE: (f"The two readings of 'the attention layers' disagree: against all of attention the table "
-                           f"is {_READING_WORDS[all_says]}, against one block {_READING_WORDS[layer_says]}; no reading "
-                           "was declared before measuring, so the claim is not decided here. "
-                           if all_says != layer_says else "Neither part is consistently more robust across tokens. "),
+            CONFIRMED: _("The embedding table is the more robust part in every comparison. "),
+            CORRECTED: _("Both readings of 'the attention layers' agree that the table is the more robust part at one "
+                         "bit width only. "),
+            REFUTED: _("The attention projections are the more robust part here. "),
+            INCONCLUSIVE: (_("The two readings of 'the attention layers' disagree: against all of attention the table "
+                             "is {all_says}, against one block {layer_says}; no reading "
+                             "was declared before measuring, so the claim is not decided here. ").format(
+                               all_says=_reading_words(all_says), layer_says=_reading_words(layer_says))
+                           if all_says != layer_says else _("Neither part is consistently more robust across tokens. ")),
         }[v]
-        tail = (
-            f"{r.blocks_worse_8} of the {r.n_blocks} blocks, quantised alone, move the median sentence more than the "
-            f"whole table at INT8, {r.blocks_worse_4} at INT4. Sentence-similarity rankings keep a Spearman correlation "
-            f"of {r.emb_spearman_4:.4f} (table) and {r.att_spearman_4:.4f} (all attention) with the float model's at INT4."
-        )
-        return (lead + tokens + sides() + pooled + tail + " The literature, for context (not deciding): "
-                + QBERT.finding + f" ({QBERT.where}).")
+        tail = _(
+            "{blocks_worse_8} of the {n_blocks} blocks, quantised alone, move the median sentence more than the "
+            "whole table at INT8, {blocks_worse_4} at INT4. Sentence-similarity rankings keep a Spearman correlation "
+            "of {emb_spearman:.4f} (table) and {att_spearman:.4f} (all attention) with the float model's at INT4."
+        ).format(blocks_worse_8=r.blocks_worse_8, n_blocks=r.n_blocks, blocks_worse_4=r.blocks_worse_4,
+                 emb_spearman=r.emb_spearman_4, att_spearman=r.att_spearman_4)
+        return (lead + tokens + sides() + pooled + tail
+                + _(" The literature, for context (not deciding): {finding} ({where}).").format(
+                    finding=tr(QBERT.finding), where=tr(QBERT.where)))
 
     figures = {k: getattr(r, k) for k in ("tok_wins_all_8", "tok_wins_all_4", "tok_wins_layer_8", "tok_wins_layer_4",
                                           "wins_all_8", "wins_all_4", "wins_layer_8", "wins_layer_4")}
@@ -633,28 +670,31 @@ def check_c29(r: Robustness) -> claims.Verdict:
               else REFUTED if any(x <= 1 - agree for x in shares) else INCONCLUSIVE)  # the second round's rule
 
     def finding(v: str) -> str:
-        moved = (f"Quantised alone, the table moved a token's state less than all {r.n_blocks} attention "
-                 f"blocks did for {r.tok_wins_all_8:.0%} (INT8) and {r.tok_wins_all_4:.0%} (INT4) of {r.n_tokens:,} "
-                 f"tokens, and less than one typical block for {r.tok_wins_layer_8:.0%} and "
-                 f"{r.tok_wins_layer_4:.0%}. ")
-        lead = {CONFIRMED: "Both comparisons find the table more robust at both widths.",
-                CORRECTED: "Both find the table more robust at one width only.",
-                REFUTED: "Both comparisons find attention the more robust part.",
-                INCONCLUSIVE: "The two comparisons disagree: the claim is not decided here."
-                if all_says != layer_says else "Neither part moves the tokens less consistently."}[v]
+        moved = _("Quantised alone, the table moved a token's state less than all {n_blocks} attention "
+                  "blocks did for {wins_all_8:.0%} (INT8) and {wins_all_4:.0%} (INT4) of {n_tokens:,} "
+                  "tokens, and less than one typical block for {wins_layer_8:.0%} and "
+                  "{wins_layer_4:.0%}. ").format(n_blocks=r.n_blocks, wins_all_8=r.tok_wins_all_8,
+                                                 wins_all_4=r.tok_wins_all_4, n_tokens=r.n_tokens,
+                                                 wins_layer_8=r.tok_wins_layer_8, wins_layer_4=r.tok_wins_layer_4)
+        lead = {CONFIRMED: _("Both comparisons find the table more robust at both widths."),
+                CORRECTED: _("Both find the table more robust at one width only."),
+                REFUTED: _("Both comparisons find attention the more robust part."),
+                INCONCLUSIVE: _("The two comparisons disagree: the claim is not decided here.")
+                if all_says != layer_says else _("Neither part moves the tokens less consistently.")}[v]
         return moved + lead
 
     return claims.judge(
         "C29", figures, evidence, finding=finding,
-        strength=f"{r.n_tokens:,} tokens in {r.n_sentences} sentences, paired (each token measured under every part); "
-        "one model (MiniLM-L6), weight-only quantisation without calibration, and a move of the hidden states rather "
-        "than a task's accuracy; deterministic, so the spread is over tokens, not seeds. Rule revised after "
-        "measuring, in a later review of the book: the two readings of 'the attention layers' are judged apart and "
-        "their disagreement is 'inconclusive here', because no reading was declared before measuring (the first "
-        "build's rule already measured both and declared neither); the second round's rule gave 'confirmed with a "
-        f"correction' whenever one share but not all four reached agree, and would give '{second}' here. In the "
-        "second round the shares moved from mean-pooled sentence vectors, which average out the table's per-row "
-        "errors, to tokens.",
+        strength=_("{n_tokens:,} tokens in {n_sentences} sentences, paired (each token measured under every part); "
+                   "one model (MiniLM-L6), weight-only quantisation without calibration, and a move of the hidden "
+                   "states rather than a task's accuracy; deterministic, so the spread is over tokens, not seeds. Rule "
+                   "revised after measuring, in a later review of the book: the two readings of 'the attention layers' "
+                   "are judged apart and their disagreement is 'inconclusive here', because no reading was declared "
+                   "before measuring (the first build's rule already measured both and declared neither); the second "
+                   "round's rule gave 'confirmed with a correction' whenever one share but not all four reached agree, "
+                   "and would give '{second}' here. In the second round the shares moved from mean-pooled sentence "
+                   "vectors, which average out the table's per-row errors, to tokens.").format(
+            n_tokens=r.n_tokens, n_sentences=r.n_sentences, second=claims.verdict_word(second)),
     )
 
 
@@ -664,6 +704,8 @@ def check_c29(r: Robustness) -> claims.Verdict:
 @dataclass
 class Throughput(Result):
     """Lookup time of nn.Embedding (float32) and QuantizedEmbedding (int8, int4) on one table, timed in turn."""
+
+    verbatim = ("device",)  # data: the device's type ("cpu", "cuda"), the same in both editions
 
     device: str
     n_ids: int
