@@ -207,6 +207,11 @@ def other_edition(pagename: str, lang: str) -> str:
     return f"{up}{ZH_DIR}/{pagename}.html" if lang == "en" else f"../{up}{pagename}.html"
 
 
+SWITCH_JS = """document.addEventListener("DOMContentLoaded", () => {
+  document.querySelectorAll("a.btn-language-switch-button").forEach((a) => a.removeAttribute("target"));
+});"""
+
+
 def _language_button(app, pagename, templatename, context, doctree) -> None:
     lang = app.config.embedbook_language
     buttons = context.get("header_buttons")
@@ -328,4 +333,6 @@ def setup(app):
     app.add_config_value("embedbook_language", "en", "env")
     app.connect("source-read", _edition_source)
     app.connect("html-page-context", _language_button, priority=600)  # after the theme's own buttons
+    # the theme opens header links in a new tab; the other edition replaces this page instead
+    app.add_js_file(None, body=SWITCH_JS)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

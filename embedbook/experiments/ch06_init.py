@@ -9,14 +9,38 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from embedbook import claims, data, init, lm, stats
+from embedbook import claims, data, i18n, init, lm, stats
 from embedbook.book import Result
 from embedbook.claims import CONFIRMED, CORRECTED, INCONCLUSIVE, REFUTED
+from embedbook.i18n import _, tr
 
 MARGIN = 0.3  # nats below the unigram baseline a trained model must reach before its runs may decide a claim
 LITERAL, READING = "var_inv_sqrt_d", "std_inv_sqrt_d"  # the article's N(0, 1/√d), (mean, variance) and (mean, std)
 
 _CORPUS: dict = {}
+
+
+def _here(text: str) -> str:
+    """``text`` in the language being written: a message's own side; a name that reads the same in both as it is."""
+    return str(tr(text)) if isinstance(text, i18n.Msg) else text
+
+
+def _chain(words: list[str], joint: i18n.Msg) -> str:
+    """``words`` joined pairwise by ``joint`` (``_("{first} and {last}")``), in the language being written."""
+    out = ""
+    for w in words:
+        out = _here(w) if not out else str(joint.format(first=out, last=_here(w)))
+    return out
+
+
+def _semicolons(parts) -> str:
+    """``"; ".join(parts)``, with the full-width semicolon in Chinese."""
+    return ("；" if i18n.current() == "zh" else "; ").join(str(p) for p in parts)
+
+
+def _spaced(parts) -> str:
+    """Sentences joined by a space in English, with nothing between them in Chinese."""
+    return ("" if i18n.current() == "zh" else " ").join(str(p) for p in parts)
 
 
 def lee(vocab_size: int = 1000) -> tuple[lm.Vocab, torch.Tensor, torch.Tensor]:
@@ -141,52 +165,57 @@ def check_c21(r: Step0) -> claims.Verdict:
     over = [d for d in r.dims if lit[d]["logit_std"] > limit]
 
     def at(stats: dict, key: str, fmt: str) -> str:
-        return " and ".join(f"{stats[d][key]:{fmt}} at d = {d}" for d in r.dims)
+        return _chain([str(_("{value} at d = {d}").format(value=format(stats[d][key], fmt), d=d)) for d in r.dims],
+                      _("{first} and {last}"))
 
     def evidence(v: str) -> str:
-        head = (
-            f"Tied head, V = {r.vocab:,}, ln V = {r.ln_v:.2f}. Variance 1/√d (std $d^{{-1/4}}$, {d0 ** -0.25:.3f} at d = {d0}): "
-            f"logit std {at(lit, 'logit_std', '.2f')}; initial loss up to {figures['literal_excess']:.1f} nats above ln V. "
-            f"Std 1/√d (variance 1/d): logit std {at(rea, 'logit_std', '.2f')}; initial loss up to "
-            f"{figures['reading_excess']:.2f} nats above ln V. "
-        )
-        tail = (
+        head = _(
+            "Tied head, V = {vocab:,}, ln V = {ln_v:.2f}. Variance 1/√d (std $d^{{-1/4}}$, {std0:.3f} at d = {d0}): "
+            "logit std {literal}; initial loss up to {literal_excess:.1f} nats above ln V. "
+            "Std 1/√d (variance 1/d): logit std {reading}; initial loss up to "
+            "{reading_excess:.2f} nats above ln V. "
+        ).format(vocab=r.vocab, ln_v=r.ln_v, std0=d0 ** -0.25, d0=d0, literal=at(lit, "logit_std", ".2f"),
+                 literal_excess=figures["literal_excess"], reading=at(rea, "logit_std", ".2f"),
+                 reading_excess=figures["reading_excess"])
+        tail = _(
             "A tied logit is the dot product of a unit-scale hidden state with a row, so its spread is σ√d: only "
             "σ = 1/√d keeps it near 1 at every width. That is Glorot's forward condition (variance 1/fan-in) with the "
-            f"fan-in d of the output side; Glorot's compromise for the whole {r.vocab:,}×{d0} table, √(2/(V+d)), would "
-            f"give σ = {xav:.3f}, so the formula is a fan-in rule rather than Xavier's."
-        )
+            "fan-in d of the output side; Glorot's compromise for the whole {vocab:,}×{d0} table, √(2/(V+d)), would "
+            "give σ = {xavier:.3f}, so the formula is a fan-in rule rather than Xavier's."
+        ).format(vocab=r.vocab, d0=d0, xavier=xav)
         untied = [by_d[d]["loss0_untied"] for by_d in r.stats.values() for d in r.dims]
-        cond = (f"The measurement is conditional on the tie: with an untied head (initialised at std 0.02) every scheme "
-                f"starts at {min(untied):.2f}–{max(untied):.2f} nats, about ln V, because the LayerNorms rescale "
-                "whatever the table feeds in; only a tied head carries the table's scale to the logits. ")
+        cond = _("The measurement is conditional on the tie: with an untied head (initialised at std 0.02) every scheme "
+                 "starts at {lo:.2f}–{hi:.2f} nats, about ln V, because the LayerNorms rescale whatever the table feeds "
+                 "in; only a tied head carries the table's scale to the logits. ").format(lo=min(untied), hi=max(untied))
         tail = cond + tail
         return head + {
-            CONFIRMED: "The formula as written keeps the logits in range. " + tail,
-            CORRECTED: (f"Read as written the formula lets the logit spread grow like $d^{{1/4}}$, past {limit:g} at "
-                        f"d = {', '.join(str(d) for d in over)}; read with 1/√d as the standard deviation it keeps the "
-                        f"logits below {limit:g} at every width. " + tail),
-            REFUTED: "Neither reading keeps the logits in range. " + tail,
+            CONFIRMED: _("The formula as written keeps the logits in range. ") + tail,
+            CORRECTED: (_("Read as written the formula lets the logit spread grow like $d^{{1/4}}$, past {limit:g} at "
+                          "d = {over}; read with 1/√d as the standard deviation it keeps the logits below {limit:g} at "
+                          "every width. ").format(limit=limit, over=", ".join(str(d) for d in over)) + tail),
+            REFUTED: _("Neither reading keeps the logits in range. ") + tail,
         }[v]
 
     def finding(v: str) -> str:
         lit, rea = figures["literal_logit_std"], figures["reading_logit_std"]
         return {
-            CONFIRMED: (f"Read as written, with variance $1/\\sqrt d$, the formula keeps a tied model's logit spread at "
-                        f"{lit:.2f} or less at every width measured, within the limit of {limit:g}."),
-            CORRECTED: (f"Read as written, with variance $1/\\sqrt d$, the formula spreads a tied model's logits up to "
-                        f"{lit:.1f}, past the limit of {limit:g}; with $1/\\sqrt d$ as the standard deviation they stay "
-                        f"at {rea:.2f} or less at every width. That is a fan-in rule, not Xavier's."),
-            REFUTED: (f"Neither reading keeps a tied model's logits in range: their spread reaches {lit:.1f} with "
-                      f"variance $1/\\sqrt d$ and {rea:.1f} with standard deviation $1/\\sqrt d$, past the limit of "
-                      f"{limit:g}."),
-        }[v]
+            CONFIRMED: _("Read as written, with variance $1/\\sqrt d$, the formula keeps a tied model's logit spread at "
+                         "{literal:.2f} or less at every width measured, within the limit of {limit:g}."),
+            CORRECTED: _("Read as written, with variance $1/\\sqrt d$, the formula spreads a tied model's logits up to "
+                         "{literal:.1f}, past the limit of {limit:g}; with $1/\\sqrt d$ as the standard deviation they "
+                         "stay at {reading:.2f} or less at every width. That is a fan-in rule, not Xavier's."),
+            REFUTED: _("Neither reading keeps a tied model's logits in range: their spread reaches {literal:.1f} with "
+                       "variance $1/\\sqrt d$ and {reading:.1f} with standard deviation $1/\\sqrt d$, past the limit "
+                       "of {limit:g}."),
+        }[v].format(literal=lit, reading=rea, limit=limit)
 
-    return claims.judge("C21", figures, evidence, finding=finding,
-                        strength=f"forward passes over {r.val_tokens:,} validation tokens, mean over {r.n_seeds} "
-                                 f"seed{'s' if r.n_seeds != 1 else ''}; "
-                                 "no training involved, so the outcome is arithmetic, not a trend; it holds for a tied "
-                                 "head only (untied, every scheme starts near ln V)")
+    strength = (_("forward passes over {tokens:,} validation tokens, mean over {n} seeds; no training involved, so the "
+                  "outcome is arithmetic, not a trend; it holds for a tied head only (untied, every scheme starts near "
+                  "ln V)") if r.n_seeds != 1 else
+                _("forward passes over {tokens:,} validation tokens, mean over {n} seed; no training involved, so the "
+                  "outcome is arithmetic, not a trend; it holds for a tied head only (untied, every scheme starts near "
+                  "ln V)")).format(tokens=r.val_tokens, n=r.n_seeds)
+    return claims.judge("C21", figures, evidence, finding=finding, strength=strength)
 
 
 # --- C22: starting from pretrained vectors -------------------------------------------------------------------
@@ -367,67 +396,82 @@ def check_c22(r: Pretrained) -> claims.Verdict:
     t = claims.rule_of("C22").thresholds
 
     def fmt(sp: dict) -> str:
-        per = ", ".join(f"{a} vs {'never' if b is None else b}" for a, b in zip(sp["steps_random"], sp["steps_glove"]))
-        return (f"speed-up {min(sp['speedup']):.2f}–{max(sp['speedup']):.2f}× (random's best step vs the step GloVe "
-                f"reached the same loss: {per}); GloVe's best loss lower by {min(sp['gain']):+.3f} to "
-                f"{max(sp['gain']):+.3f} nats")
+        per = ", ".join(str(_("{random} vs {glove}").format(random=a, glove=_("never") if b is None else b))
+                        for a, b in zip(sp["steps_random"], sp["steps_glove"]))
+        return _("speed-up {lo:.2f}–{hi:.2f}× (random's best step vs the step GloVe reached the same loss: {per}); "
+                 "GloVe's best loss lower by {gain_lo:+.3f} to {gain_hi:+.3f} nats").format(
+                     lo=min(sp["speedup"]), hi=max(sp["speedup"]), per=per, gain_lo=min(sp["gain"]),
+                     gain_hi=max(sp["gain"]))
 
     def direction(e: stats.SeedEffect, unit: str) -> str:
-        where = ("larger with little data on every seed" if e.lo > 0 else "larger with more data on every seed"
-                 if e.hi < 0 else "larger with little data on some seeds and with more data on others")
-        return f"{where} (little − more, per seed: {e.lo:+.{unit}} to {e.hi:+.{unit}})"
+        where = (_("larger with little data on every seed") if e.lo > 0 else _("larger with more data on every seed")
+                 if e.hi < 0 else _("larger with little data on some seeds and with more data on others"))
+        return _("{where} (little − more, per seed: {lo} to {hi})").format(
+            where=where, lo=format(e.lo, f"+.{unit}"), hi=format(e.hi, f"+.{unit}"))
 
     def evidence(v: str) -> str:
-        head = (f"GloVe (50d) covers {r.coverage:.0%} of the {r.vocab:,}-word vocabulary; the control is a random table "
-                f"with GloVe's per-entry std ({r.glove_std:.2f}). With {r.tokens['small']:,} training tokens: {fmt(sm)}. "
-                f"With {r.tokens['large']:,}: {fmt(lg)}. 'Especially with little data', read two ways: the speed-up "
-                f"is {direction(speed_diff, '2f')}; the gain in final loss is {direction(gain_diff, '3f')}. ")
+        head = _("GloVe (50d) covers {coverage:.0%} of the {vocab:,}-word vocabulary; the control is a random table "
+                 "with GloVe's per-entry std ({std:.2f}). With {small:,} training tokens: {small_runs}. With {large:,}: "
+                 "{large_runs}. 'Especially with little data', read two ways: the speed-up is {speed}; the gain in final "
+                 "loss is {gain}. ").format(
+                     coverage=r.coverage, vocab=r.vocab, std=r.glove_std, small=r.tokens["small"], small_runs=fmt(sm),
+                     large=r.tokens["large"], large_runs=fmt(lg), speed=direction(speed_diff, "2f"),
+                     gain=direction(gain_diff, "3f"))
         weak = []
         if figures["n_seeds"] < t["min_seeds"]:
-            weak.append(f"only {figures['n_seeds']} seed{'s' if figures['n_seeds'] != 1 else ''}")
+            weak.append((_("only {n} seeds") if figures["n_seeds"] != 1 else _("only {n} seed")).format(
+                n=figures["n_seeds"]))
         if not figures["plateau_all"]:
-            weak.append("not every run reached its plateau")
+            weak.append(_("not every run reached its plateau"))
         if margin < t["margin"]:
-            weak.append(f"a random-start model ended only {margin:.2f} nats below the unigram baseline")
+            weak.append(_("a random-start model ended only {margin:.2f} nats below the unigram baseline").format(
+                margin=margin))
         fast = figures["small_speedup_min"] >= t["clear"] or figures["large_speedup_min"] >= t["clear"]
         return head + {
-            CONFIRMED: "Pretrained vectors sped convergence, and both measures say more so with little data.",
-            CORRECTED: ("Pretrained vectors sped convergence, but both measures say less so with little data than "
-                        "with more. Both sizes here are tiny; in translation, Qi et al. (2018) found pretrained "
-                        "embeddings most useful with little, but not too little, data."),
-            REFUTED: "Pretrained vectors slowed convergence on every seed in both regimes.",
-            INCONCLUSIVE: ("The runs are too weak to judge: " + "; ".join(weak) + ".") if weak else
-            ("Pretrained vectors sped convergence on every seed in at least one regime; whether more so with little "
-             "data, the two measures do not agree (or stay inside the seed spread), and the rule declared neither "
-             "to decide alone: the speed-up has a ceiling with little data, where both starts share their first "
-             "steps and the random start reaches its best loss early." if fast else
-             "The speed-ups differ between seeds too much to call."),
+            CONFIRMED: _("Pretrained vectors sped convergence, and both measures say more so with little data."),
+            CORRECTED: _("Pretrained vectors sped convergence, but both measures say less so with little data than "
+                         "with more. Both sizes here are tiny; in translation, Qi et al. (2018) found pretrained "
+                         "embeddings most useful with little, but not too little, data."),
+            REFUTED: _("Pretrained vectors slowed convergence on every seed in both regimes."),
+            INCONCLUSIVE: _("The runs are too weak to judge: {why}.").format(why=_semicolons(weak)) if weak else
+            (_("Pretrained vectors sped convergence on every seed in at least one regime; whether more so with little "
+               "data, the two measures do not agree (or stay inside the seed spread), and the rule declared neither "
+               "to decide alone: the speed-up has a ceiling with little data, where both starts share their first "
+               "steps and the random start reaches its best loss early.") if fast else
+             _("The speed-ups differ between seeds too much to call.")),
         }[v]
 
     def finding(v: str) -> str:
-        speed = (f"GloVe's start reached the random start's best loss {min(sm['speedup']):.1f}–{max(sm['speedup']):.1f}× "
-                 f"sooner on {r.tokens['small']:,} tokens and {min(lg['speedup']):.1f}–{max(lg['speedup']):.1f}× on "
-                 f"{r.tokens['large']:,}")
+        speed = _("GloVe's start reached the random start's best loss {small_lo:.1f}–{small_hi:.1f}× sooner on {small:,} "
+                  "tokens and {large_lo:.1f}–{large_hi:.1f}× on {large:,}").format(
+                      small_lo=min(sm["speedup"]), small_hi=max(sm["speedup"]), small=r.tokens["small"],
+                      large_lo=min(lg["speedup"]), large_hi=max(lg["speedup"]), large=r.tokens["large"])
         fast = figures["small_speedup_min"] >= t["clear"] or figures["large_speedup_min"] >= t["clear"]
         strong = figures["n_seeds"] >= t["min_seeds"] and figures["plateau_all"] and margin >= t["margin"]
         return {
-            CONFIRMED: f"{speed}. Both that speed-up and the gain in final loss were larger with little data, on every seed.",
-            CORRECTED: f"{speed}. Both that speed-up and the gain in final loss were smaller with little data, on every seed.",
-            REFUTED: (f"GloVe's start was slower than the random start on every seed: speed-up "
-                      f"{min(sm['speedup']):.1f}–{max(sm['speedup']):.1f}× on {r.tokens['small']:,} tokens and "
-                      f"{min(lg['speedup']):.1f}–{max(lg['speedup']):.1f}× on {r.tokens['large']:,}."),
-            INCONCLUSIVE: (f"{speed}. Whether more so with little data, the speed-up and the gain in final loss "
-                           "disagree or stay inside the seed spread." if strong and fast else
-                           f"{speed}; the runs are too weak or too spread to judge."),
+            CONFIRMED: _("{speed}. Both that speed-up and the gain in final loss were larger with little data, on every "
+                         "seed.").format(speed=speed),
+            CORRECTED: _("{speed}. Both that speed-up and the gain in final loss were smaller with little data, on every "
+                         "seed.").format(speed=speed),
+            REFUTED: _("GloVe's start was slower than the random start on every seed: speed-up {small_lo:.1f}–"
+                       "{small_hi:.1f}× on {small:,} tokens and {large_lo:.1f}–{large_hi:.1f}× on {large:,}.").format(
+                           small_lo=min(sm["speedup"]), small_hi=max(sm["speedup"]), small=r.tokens["small"],
+                           large_lo=min(lg["speedup"]), large_hi=max(lg["speedup"]), large=r.tokens["large"]),
+            INCONCLUSIVE: (_("{speed}. Whether more so with little data, the speed-up and the gain in final loss "
+                             "disagree or stay inside the seed spread.") if strong and fast else
+                           _("{speed}; the runs are too weak or too spread to judge.")).format(speed=speed),
         }[v]
 
-    strength = (f"{len(r.seeds)} seeds per arm; {sum(x['plateau'] for x in runs)} of {len(runs)} runs stopped at their "
-                f"validation plateau; random-start models at least {margin:.2f} nats below the unigram baseline; the whole "
-                f"validation split ({r.val_tokens:,} tokens) scored every {r.eval_every} steps, so step counts are "
-                f"read to ±{r.eval_every}, coarse next to crossings at a few hundred steps. The 'more data' regime is "
-                f"{r.tokens['large']:,} tokens, {r.tokens['large'] / r.tokens['small']:.1f}× the small one: a contrast "
-                "between two small corpora, not the article's contrast with large-scale pretraining. One control only "
-                "(a random table at GloVe's scale); a control at std 0.02 was not run here, to keep the chapter's time")
+    strength = _("{n_seeds} seeds per arm; {plat} of {runs} runs stopped at their validation plateau; random-start "
+                 "models at least {margin:.2f} nats below the unigram baseline; the whole validation split ({tokens:,} "
+                 "tokens) scored every {every} steps, so step counts are read to ±{every}, coarse next to crossings at "
+                 "a few hundred steps. The 'more data' regime is {large:,} tokens, {ratio:.1f}× the small one: a "
+                 "contrast between two small corpora, not the article's contrast with large-scale pretraining. One "
+                 "control only (a random table at GloVe's scale); a control at std 0.02 was not run here, to keep the "
+                 "chapter's time").format(
+                     n_seeds=len(r.seeds), plat=sum(x["plateau"] for x in runs), runs=len(runs), margin=margin,
+                     tokens=r.val_tokens, every=r.eval_every, large=r.tokens["large"],
+                     ratio=r.tokens["large"] / r.tokens["small"])
     return claims.judge("C22", figures, evidence, strength=strength, finding=finding)
 
 

@@ -445,8 +445,8 @@ def run_benchmarks(spaces: dict[str, Space], reference: str, check: str):
                        spaces[reference], covered))
         for name, sp, ps in scored:
             r = similarity.similarity_benchmark(sp, ps)
-            rows.append({"set": set_name, "space": name, "Spearman ρ": r["spearman"],
-                         "pairs covered": f"{r['covered']:,}/{r['total']:,}"})
+            rows.append({_("set"): set_name, _("space"): name, "Spearman ρ": r["spearman"],
+                         _("pairs covered"): f"{r['covered']:,}/{r['total']:,}"})
     return pd.DataFrame(rows)
 
 

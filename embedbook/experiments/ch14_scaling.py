@@ -13,13 +13,14 @@ from embedbook import claims, data, lm, ngram, stats
 from embedbook.book import Result
 from embedbook.claims import CONFIRMED, CORRECTED, INCONCLUSIVE, REFUTED
 from embedbook.experiments.ch07_dimension import run_jobs  # the runs, shared over worker processes
+from embedbook.i18n import _
 
 ARMS = ("full", "adaptive", "reversed", "ngram")
 LABELS = {
-    "full": "full table (every id $d$ wide)",
-    "adaptive": "adaptive, frequent ids wide",
-    "reversed": "adaptive, frequent ids narrow",
-    "ngram": "full table + bigram table",
+    "full": _("full table (every id $d$ wide)"),
+    "adaptive": _("adaptive, frequent ids wide"),
+    "reversed": _("adaptive, frequent ids narrow"),
+    "ngram": _("full table + bigram table"),
 }
 
 
@@ -271,74 +272,86 @@ def check_c25(r: Scaling) -> claims.Verdict:
 
     def mini() -> str:
         if e.decisive:
-            how = (f"{'lowered' if e.sign < 0 else 'raised'} the best validation loss on every seed "
-                   f"({e.lo:+.3f} to {e.hi:+.3f} nats)")
+            how = (_("lowered the best validation loss on every seed ({lo:+.3f} to {hi:+.3f} nats)") if e.sign < 0 else
+                   _("raised the best validation loss on every seed ({lo:+.3f} to {hi:+.3f} nats)")).format(
+                lo=e.lo, hi=e.hi)
         else:
-            how = (f"changed the best validation loss by {e.lo:+.3f} to {e.hi:+.3f} nats across seeds, inside their "
-                   "spread")
+            how = _("changed the best validation loss by {lo:+.3f} to {hi:+.3f} nats across seeds, inside their "
+                    "spread").format(lo=e.lo, hi=e.hi)
         return (
-            f"Our miniature keeps only the storage idea: a plain trained table of the {r.ngram_rows:,} most frequent "
-            f"bigrams ({r.ngram_coverage:.0%} of validation positions) in CPU memory, added to the token embedding of "
-            f"a small LM. Over {e.n} seed{'s' if e.n != 1 else ''} it {how}. The accelerator-side token table "
-            f"{'stays at' if fixed else 'does not stay at'} {_size(r.device_bytes[0])} while the host table grows "
-            f"from {_size(r.host_bytes[0])} to {_size(r.host_bytes[-1])} ({r.table_sizes[0]:,} to "
-            f"{r.table_sizes[-1]:,} rows)."
+            _("Our miniature keeps only the storage idea: a plain trained table of the {ngram_rows:,} most frequent "
+              "bigrams ({coverage:.0%} of validation positions) in CPU memory, added to the token embedding of "
+              "a small LM. ").format(ngram_rows=r.ngram_rows, coverage=r.ngram_coverage)
+            + (_("Over {n} seed it {how}. ") if e.n == 1 else _("Over {n} seeds it {how}. ")).format(n=e.n, how=how)
+            + (_("The accelerator-side token table stays at {device} while the host table grows "
+                 "from {host_first} to {host_last} ({rows_first:,} to {rows_last:,} rows).") if fixed else
+               _("The accelerator-side token table does not stay at {device} while the host table grows "
+                 "from {host_first} to {host_last} ({rows_first:,} to {rows_last:,} rows).")).format(
+                device=_size(r.device_bytes[0]), host_first=_size(r.host_bytes[0]), host_last=_size(r.host_bytes[-1]),
+                rows_first=r.table_sizes[0], rows_last=r.table_sizes[-1])
         )
 
-    held = (
-        "The paper's fixed budget is inference-time accelerator use (FLOPs and memory); the f-gram model that learns "
-        "the embeddings is trained alongside and scaled up, so training compute is not held fixed. "
-    )
-    mech = (
-        "The SCONE paper (Yu et al., 2025) does keep its n-gram ('f-gram') embeddings off the accelerator, with "
-        "accelerator FLOPs and memory fixed as their number grows. They are not a trained lookup table: a separate "
-        "Transformer computes a contextualised embedding for each frequent n-gram during training, and these are "
-        "precomputed for inference. " + held
-    )
+    def mech() -> str:
+        return _(
+            "The SCONE paper (Yu et al., 2025) does keep its n-gram ('f-gram') embeddings off the accelerator, with "
+            "accelerator FLOPs and memory fixed as their number grows. They are not a trained lookup table: a separate "
+            "Transformer computes a contextualised embedding for each frequent n-gram during training, and these are "
+            "precomputed for inference. "
+        ) + _(
+            "The paper's fixed budget is inference-time accelerator use (FLOPs and memory); the f-gram model that learns "
+            "the embeddings is trained alongside and scaled up, so training compute is not held fixed. "
+        )
+
+    def pairs(n_pairs: int) -> str:
+        return str((_("{n} pair") if n_pairs == 1 else _("{n} pairs")).format(n=n_pairs))
 
     def evidence(v: str) -> str:
         n_pairs = lit["ppl_in_range"] + lit["ppl_outside"]
         paper = {
-            CONFIRMED: mech + f"The reported perplexities at equal inference FLOPs ({n_pairs} pair"
-            f"{'s' if n_pairs != 1 else ''}) give a cut of 3–5%. ",
-            CORRECTED: mech + f"The reported perplexities at equal inference FLOPs ({n_pairs} pair"
-            f"{'s' if n_pairs != 1 else ''}) give a cut outside 3–5%. ",
-            INCONCLUSIVE: mech + (
-                "Whether perplexity falls by 3–5% at that budget is not settled here: the paper states its gain as "
-                "matching or beating larger baselines (with 1B f-grams, 1B accelerator-resident parameters beat a "
-                f"1.9B baseline at about half the inference FLOPs and memory; {SCONE_VERSION}: abstract), and the "
-                "perplexities behind it are plotted in Figure 1, whose values we could not read. "
+            CONFIRMED: lambda: mech() + _("The reported perplexities at equal inference FLOPs ({pairs}) give a cut of "
+                                          "3–5%. ").format(pairs=pairs(n_pairs)),
+            CORRECTED: lambda: mech() + _("The reported perplexities at equal inference FLOPs ({pairs}) give a cut "
+                                          "outside 3–5%. ").format(pairs=pairs(n_pairs)),
+            INCONCLUSIVE: lambda: mech() + (
+                _("Whether perplexity falls by 3–5% at that budget is not settled here: the paper states its gain as "
+                  "matching or beating larger baselines (with 1B f-grams, 1B accelerator-resident parameters beat a "
+                  "1.9B baseline at about half the inference FLOPs and memory; {version}: abstract), and the "
+                  "perplexities behind it are plotted in Figure 1, whose values we could not read. "
+                  ).format(version=SCONE_VERSION)
                 if n_pairs == 0 else
-                "The reported perplexity pairs at equal inference FLOPs fall both inside and outside 3–5%. "),
-            REFUTED: "The SCONE paper does not keep the embeddings off the accelerator at fixed accelerator use. ",
-        }[v]
+                _("The reported perplexity pairs at equal inference FLOPs fall both inside and outside 3–5%. ")),
+            REFUTED: lambda: _("The SCONE paper does not keep the embeddings off the accelerator at fixed accelerator "
+                               "use. "),
+        }[v]()
         return paper + mini()
 
     strength = (
-        f"decided by the paper's own statements ({SCONE_VERSION}: abstract, §1; v1: abstract, Figure 1 caption), "
-        "which report billion-parameter pre-training that cannot run here; the miniature "
-        f"({e.n} seed{'s' if e.n != 1 else ''}, plateau-trained, whole validation split) only illustrates the storage "
-        "idea and decides nothing. Rule revised in a later review after an external audit: the 3–5% part was decided by how "
-        "the paper words its gain ('corrected', as the paper states no percentage); it is now decided only by "
-        "reported perplexities at equal inference FLOPs, and those we could not read (Figure 1 is a plot), so that "
-        "part is inconclusive. Earlier in a later review the figures were counted from the sources (they were typed flags)"
+        _("decided by the paper's own statements ({version}: abstract, §1; v1: abstract, Figure 1 caption), "
+          "which report billion-parameter pre-training that cannot run here; the miniature "
+          "({seeds}, plateau-trained, whole validation split) only illustrates the storage "
+          "idea and decides nothing. Rule revised in a later review after an external audit: the 3–5% part was decided "
+          "by how the paper words its gain ('corrected', as the paper states no percentage); it is now decided only by "
+          "reported perplexities at equal inference FLOPs, and those we could not read (Figure 1 is a plot), so that "
+          "part is inconclusive. Earlier in a later review the figures were counted from the sources (they were typed "
+          "flags)").format(version=SCONE_VERSION,
+                           seeds=(_("{n} seed") if e.n == 1 else _("{n} seeds")).format(n=e.n))
     )
 
     def finding(v: str) -> str:
         if v == REFUTED:
-            return "The SCONE paper does not keep its n-gram embeddings off the accelerator at fixed accelerator use."
+            return _("The SCONE paper does not keep its n-gram embeddings off the accelerator at fixed accelerator use.")
         n_pairs = lit["ppl_in_range"] + lit["ppl_outside"]
-        held = ("The SCONE paper stores its n-gram embeddings off the accelerator, with inference FLOPs and memory "
-                "fixed as they grow. ")
+        held = _("The SCONE paper stores its n-gram embeddings off the accelerator, with inference FLOPs and memory "
+                 "fixed as they grow. ")
         return held + {
-            CONFIRMED: f"Its reported perplexities at equal inference FLOPs ({n_pairs} pair"
-                       f"{'s' if n_pairs != 1 else ''}) give a 3–5% cut.",
-            CORRECTED: f"But its reported perplexities at equal inference FLOPs ({n_pairs} pair"
-                       f"{'s' if n_pairs != 1 else ''}) give a cut outside 3–5%.",
-            INCONCLUSIVE: "Whether perplexity falls by 3–5% is open: the paper plots it, and we could not read the "
-                          "values." if n_pairs == 0 else
-                          "Its reported perplexity pairs fall both inside and outside a 3–5% cut.",
-        }[v]
+            CONFIRMED: lambda: _("Its reported perplexities at equal inference FLOPs ({pairs}) give a 3–5% cut.").format(
+                pairs=pairs(n_pairs)),
+            CORRECTED: lambda: _("But its reported perplexities at equal inference FLOPs ({pairs}) give a cut outside "
+                                 "3–5%.").format(pairs=pairs(n_pairs)),
+            INCONCLUSIVE: lambda: _("Whether perplexity falls by 3–5% is open: the paper plots it, and we could not "
+                                    "read the values.") if n_pairs == 0 else
+                          _("Its reported perplexity pairs fall both inside and outside a 3–5% cut."),
+        }[v]()
 
     return claims.judge("C25", {}, evidence, strength, finding=finding)
 
@@ -459,85 +472,99 @@ def check_c26(r: Scaling) -> claims.Verdict:
     tol = claims.rule_of("C26").thresholds["tolerance"]
     lit = claims.rule_of("C26").literature.figures(C26_COUNTED)  # what judge counts
 
-    seeds = f"{f['n_seeds']} seed" + ("s" if f["n_seeds"] != 1 else "")
-    why = [w for w, bad in [  # what keeps the rule from deciding (read by the evidence and the finding)
-        ("a run stopped before its plateau", not f["all_plateau"]),
-        (f"the full table is only {f['margin']:.2f} nats below the unigram baseline" if f["margin"] > 0 else
-         "the full table does not beat the unigram baseline", f["margin"] < 0.3),
-        (f"only {seeds}", f["n_seeds"] < 3),
-        ("the per-seed differences straddle the tolerance", f["dir_lo"] <= tol < f["dir_hi"]),
-        ("no cited finding reports on 'without loss'", lit["lit_no_loss"] == 0 and lit["lit_loss"] == 0),
-        ("the cited findings disagree on 'without loss'", lit["lit_no_loss"] >= 1 and lit["lit_loss"] >= 1),
-    ] if bad]
+    def seeds() -> str:
+        return str((_("{n} seed") if f["n_seeds"] == 1 else _("{n} seeds")).format(n=f["n_seeds"]))
+
+    def why() -> list[str]:  # what keeps the rule from deciding (read by the evidence and the finding)
+        return [str(w) for w, bad in [
+            (_("a run stopped before its plateau"), not f["all_plateau"]),
+            (_("the full table is only {margin:.2f} nats below the unigram baseline").format(margin=f["margin"])
+             if f["margin"] > 0 else _("the full table does not beat the unigram baseline"), f["margin"] < 0.3),
+            (_("only {seeds}").format(seeds=seeds()), f["n_seeds"] < 3),
+            (_("the per-seed differences straddle the tolerance"), f["dir_lo"] <= tol < f["dir_hi"]),
+            (_("no cited finding reports on 'without loss'"), lit["lit_no_loss"] == 0 and lit["lit_loss"] == 0),
+            (_("the cited findings disagree on 'without loss'"), lit["lit_no_loss"] >= 1 and lit["lit_loss"] >= 1),
+        ] if bad]
 
     def evidence(v: str) -> str:
-        head = (
-            f"The adaptive input (bands of {', '.join(map(str, r.dims))} dimensions over ids cut at "
-            f"{', '.join(f'{c:,}' for c in r.cutoffs)}) holds {r.input_params['adaptive']:,} parameters against the "
-            f"full table's {r.input_params['full']:,} ({f['saving']:.1f}× fewer). Best validation perplexity over "
-            f"{seeds}: frequent ids widest {math.exp(r.mean('adaptive')):.1f}, frequent ids narrowest "
-            f"(the article's assignment) {math.exp(r.mean('reversed')):.1f}: {f['dir_lo']:+.3f} to "
-            f"{f['dir_hi']:+.3f} nats per seed against the frequent-wide input. "
-        )
-        paper = (
+        head = _(
+            "The adaptive input (bands of {dims} dimensions over ids cut at "
+            "{cutoffs}) holds {adaptive:,} parameters against the "
+            "full table's {full:,} ({saving:.1f}× fewer). Best validation perplexity over "
+            "{seeds}: frequent ids widest {ppl_adaptive:.1f}, frequent ids narrowest "
+            "(the article's assignment) {ppl_reversed:.1f}: {dir_lo:+.3f} to "
+            "{dir_hi:+.3f} nats per seed against the frequent-wide input. "
+        ).format(dims=', '.join(map(str, r.dims)), cutoffs=', '.join(f'{c:,}' for c in r.cutoffs),
+                 adaptive=r.input_params['adaptive'], full=r.input_params['full'], saving=f['saving'], seeds=seeds(),
+                 ppl_adaptive=math.exp(r.mean('adaptive')), ppl_reversed=math.exp(r.mean('reversed')),
+                 dir_lo=f['dir_lo'], dir_hi=f['dir_hi'])
+        paper = _(
             "Baevski and Auli (2019), who introduced adaptive input, give the frequent words the most dimensions "
             "and report a lower perplexity than fixed-size word embeddings with fewer parameters on WikiText-103 "
             "and the Billion Word benchmark. "
         )
         if f["ada_hi"] < -tol:
-            mini = f"beat the full table by more than {tol} nats on every seed"
+            mini = _("beat the full table by more than {tol} nats on every seed").format(tol=tol)
         elif f["ada_lo"] > tol:
-            mini = f"lost more than {tol} nats to the full table on every seed"
+            mini = _("lost more than {tol} nats to the full table on every seed").format(tol=tol)
         elif -tol <= f["ada_lo"] and f["ada_hi"] <= tol:
-            mini = f"stayed within {tol} nats of the full table on every seed"
+            mini = _("stayed within {tol} nats of the full table on every seed").format(tol=tol)
         else:
-            mini = "was neither consistently better nor consistently worse than the full table"
-        mini = (
-            f"Our miniature's frequent-wide input {mini} ({f['ada_lo']:+.3f} to {f['ada_hi']:+.3f} nats; full table "
-            f"{math.exp(r.mean('full')):.1f}); with d = {r.d_model} and a {r.dims[-1]}-dimension rare band on "
-            f"{r.train_tokens:,} tokens it is far from the paper's regime and does not decide this half. "
-        )
+            mini = _("was neither consistently better nor consistently worse than the full table")
+        mini = _(
+            "Our miniature's frequent-wide input {mini} ({ada_lo:+.3f} to {ada_hi:+.3f} nats; full table "
+            "{ppl_full:.1f}); with d = {d_model} and a {rare}-dimension rare band on "
+            "{train_tokens:,} tokens it is far from the paper's regime and does not decide this half. "
+        ).format(mini=mini, ada_lo=f['ada_lo'], ada_hi=f['ada_hi'], ppl_full=math.exp(r.mean('full')),
+                 d_model=r.d_model, rare=r.dims[-1], train_tokens=r.train_tokens)
         return head + {
-            CONFIRMED: "The frequent ids do make do with fewer dimensions here: the article's assignment loses at most "
-            f"{tol} nats on every seed. " + paper + mini.rstrip(),
-            CORRECTED: "The memory is saved without loss, as the paper cited next reports, but with the bands the "
-            "other way round from the article's: giving the frequent function words the fewest dimensions loses more "
-            f"than {tol} nats on every seed against giving them the most. " + paper + mini.rstrip(),
-            REFUTED: (
-                "The adaptive input does not save enough parameters to matter in this configuration. "
+            CONFIRMED: lambda: _("The frequent ids do make do with fewer dimensions here: the article's assignment loses "
+                                 "at most {tol} nats on every seed. ").format(tol=tol) + paper + mini.rstrip(),
+            CORRECTED: lambda: _("The memory is saved without loss, as the paper cited next reports, but with the bands "
+                                 "the other way round from the article's: giving the frequent function words the fewest "
+                                 "dimensions loses more than {tol} nats on every seed against giving them the most. "
+                                 ).format(tol=tol) + paper + mini.rstrip(),
+            REFUTED: lambda: (
+                _("The adaptive input does not save enough parameters to matter in this configuration. ")
                 if f["saving"] < claims.rule_of("C26").thresholds["saving_min"] else
-                "The cited paper reports a loss against fixed-size embeddings. "
+                _("The cited paper reports a loss against fixed-size embeddings. ")
             ) + mini.rstrip(),
-            INCONCLUSIVE: "The runs do not settle the direction (" + "; ".join(why) + "). " + paper.rstrip(),
-        }[v]
+            INCONCLUSIVE: lambda: _("The runs do not settle the direction ({why}). ").format(why="; ".join(why()))
+            + paper.rstrip(),
+        }[v]()
 
     n_runs = sum(len(r.plateau[a]) for a in ("full", "adaptive", "reversed"))
     n_plat = sum(sum(r.plateau[a]) for a in ("full", "adaptive", "reversed"))
-    below = f"lies {f['margin']:.2f} nats below" if f["margin"] > 0 else "does not beat"
-    strength = (
-        f"The direction: {seeds} per embedding; {n_plat} of {n_runs} runs stopped on their validation "
-        f"plateau (best weights restored); the full table {below} the unigram baseline ({r.unigram:.2f} nats) on its "
-        f"worst seed; every evaluation scores the whole validation split "
-        f"({r.val_tokens:,} tokens); a {r.train_tokens:,}-token corpus and a {r.vocab:,}-word vocabulary. 'Without "
+    below = _("lies {margin:.2f} nats below").format(margin=f['margin']) if f["margin"] > 0 else _("does not beat")
+    strength = _(
+        "The direction: {seeds} per embedding; {n_plat} of {n_runs} runs stopped on their validation "
+        "plateau (best weights restored); the full table {below} the unigram baseline ({unigram:.2f} nats) on its "
+        "worst seed; every evaluation scores the whole validation split "
+        "({val_tokens:,} tokens); a {train_tokens:,}-token corpus and a {vocab:,}-word vocabulary. 'Without "
         "loss': the cited paper (billion-word pre-training that cannot run here); the parameter saving is counted. "
         "Rule revised after an external audit of the first build (was: 'corrected' when the miniature's adaptive "
         "input lost more than the tolerance against the full table, which contradicted the paper on far weaker "
-        "evidence). Since a later review, 'without loss' is counted from the cited findings listed below (it was a typed 1); "
-        "none cited, or findings that disagree, now give 'inconclusive' (a typed 0 gave 'refuted')."
-    )
+        "evidence). Since a later review, 'without loss' is counted from the cited findings listed below (it was a "
+        "typed 1); none cited, or findings that disagree, now give 'inconclusive' (a typed 0 gave 'refuted')."
+    ).format(seeds=(_("{n} seed") if f["n_seeds"] == 1 else _("{n} seeds")).format(n=f["n_seeds"]), n_plat=n_plat,
+             n_runs=n_runs, below=below, unigram=r.unigram, val_tokens=r.val_tokens, train_tokens=r.train_tokens,
+             vocab=r.vocab)
 
     def finding(v: str) -> str:
-        saved = f"The adaptive input holds {f['saving']:.1f}× fewer parameters than the full table"
+        saved = _("The adaptive input holds {saving:.1f}× fewer parameters than the full table").format(
+            saving=f['saving'])
         if v == REFUTED:
-            return (saved + ": too few to matter." if f["saving"] < claims.rule_of("C26").thresholds["saving_min"]
-                    else saved + ", but the cited paper reports a loss against fixed-size embeddings.")
+            return (saved + _(": too few to matter.") if f["saving"] < claims.rule_of("C26").thresholds["saving_min"]
+                    else saved + _(", but the cited paper reports a loss against fixed-size embeddings."))
         if v == INCONCLUSIVE:
-            return saved + ". The runs do not settle which band the frequent ids need: " + "; ".join(why[:2]) + "."
-        lead = saved + ", with no loss in Baevski and Auli's runs. The article's assignment (frequent ids narrowest) "
+            return saved + _(". The runs do not settle which band the frequent ids need: {why}.").format(
+                why="; ".join(why()[:2]))
+        lead = saved + _(", with no loss in Baevski and Auli's runs. The article's assignment (frequent ids narrowest) ")
         if v == CONFIRMED:
-            return lead + f"lost at most {tol} nats per seed: frequent words make do with fewer dimensions."
-        return lead + (f"lost {f['dir_lo']:.2f} to {f['dir_hi']:.2f} nats per seed against the reverse: frequent "
-                       "words need the wide rows.")
+            return lead + _("lost at most {tol} nats per seed: frequent words make do with fewer dimensions.").format(
+                tol=tol)
+        return lead + _("lost {dir_lo:.2f} to {dir_hi:.2f} nats per seed against the reverse: frequent "
+                        "words need the wide rows.").format(dir_lo=f['dir_lo'], dir_hi=f['dir_hi'])
 
     return claims.judge("C26", f, evidence, strength, finding=finding)
 

@@ -1,0 +1,112 @@
+"""The two editions of the built book (after `make book`; no browser needed): a Chinese page for every
+page, marked lang="zh-CN"; Chinese chapters mostly Chinese, with no English sentence left in their prose;
+the same claim-box outcomes in both; a language switch on every page that lands on the other edition's
+page; search and the CJK font per edition. (The browser check, tests/after_book/test_html.py, loads the
+pages of both.)"""
+
+import re
+import sys
+from pathlib import Path
+
+import pytest
+from bs4 import BeautifulSoup
+
+ROOT = Path(__file__).resolve().parents[2]
+HTML = ROOT / "_build" / "html"
+ZH = HTML / "zh"
+sys.path.insert(0, str(ROOT / "tools"))
+import visible_words  # noqa: E402
+
+from embedbook import i18n  # noqa: E402
+
+pytestmark = pytest.mark.skipif(not ZH.exists(), reason="needs a built book with its Chinese edition (make book)")
+MIN_CJK_SHARE = 0.5  # CJK characters against Latin words, in a Chinese chapter's visible prose
+
+
+def en_pages():
+    if not HTML.exists():
+        return []
+    return sorted(p.relative_to(HTML) for p in HTML.rglob("*.html")
+                  if not {"zh", "_static", "_sources"} & set(p.relative_to(HTML).parts) and not p.name.startswith("."))
+
+
+def chapter_pages():
+    return [p for p in en_pages() if re.match(r"\d\d_", p.name)]
+
+
+def read(path: Path) -> str:
+    return path.read_text(encoding="utf-8")
+
+
+def test_every_page_has_its_chinese_page():
+    pages = en_pages()
+    assert len(chapter_pages()) == 16 and Path("book/intro.html") in pages and Path("book/using.html") in pages
+    missing = [str(p) for p in pages if not (ZH / p).exists()]
+    assert not missing, f"no Chinese page for {missing[:5]}"
+
+
+@pytest.mark.parametrize("page", en_pages(), ids=str)
+def test_lang_and_switch(page):
+    en, zh = read(HTML / page), read(ZH / page)
+    assert re.search(r'<html[^>]*\blang="en"', en), f"{page}: the English page is not lang=en"
+    assert re.search(r'<html[^>]*\blang="zh-CN"', zh), f"{page}: the Chinese page is not lang=zh-CN"
+    if "bd-article" not in en:  # a redirect page (index.html) has no header
+        return
+    for edition, text, here in (("en", en, HTML / page), ("zh", zh, ZH / page)):
+        m = re.search(r'<a href="([^"]+)"[^>]*class="[^"]*language-switch-button', text) or \
+            re.search(r'class="[^"]*language-switch-button[^"]*"[^>]*href="([^"]+)"', text)
+        assert m, f"{edition}/{page}: no language switch"
+        target = (here.parent / m.group(1)).resolve()
+        other = (ZH / page) if edition == "en" else (HTML / page)
+        assert target == other.resolve(), f"{edition}/{page}: the switch goes to {target}, not {other}"
+
+
+def visible(path: Path) -> str:
+    return visible_words.visible_text(read(path))
+
+
+@pytest.mark.parametrize("page", chapter_pages(), ids=lambda p: p.stem)
+def test_chinese_chapter_is_chinese(page):
+    text = visible(ZH / page)
+    n = visible_words.count(read(ZH / page))
+    share = n["cjk"] / max(1, n["cjk"] + n["latin"])
+    assert share >= MIN_CJK_SHARE, (f"zh/{page}: CJK characters are {share:.0%} of the visible prose "
+                                    f"({n['cjk']:,} CJK, {n['latin']:,} Latin words), under {MIN_CJK_SHARE:.0%}")
+    left = i18n.english_left(text)
+    assert not left, f"zh/{page}: English left in the Chinese prose: {left[:5]}"
+
+
+def boxes(path: Path) -> dict[str, str]:
+    soup = BeautifulSoup(read(path), "html.parser")
+    return {box.get("id"): " ".join(sorted(c for c in box.get("class", []) if c.startswith("verdict-")))
+            for box in soup.select(".claim-box")}
+
+
+@pytest.mark.parametrize("page", chapter_pages(), ids=lambda p: p.stem)
+def test_claim_boxes_agree(page):
+    en, zh = boxes(HTML / page), boxes(ZH / page)
+    assert en == zh, f"{page}: the editions' claim boxes differ: {set(en.items()) ^ set(zh.items())}"
+    assert all(en.values()), f"{page}: a box without its verdict class"
+
+
+def test_verdicts_page_counts_agree():
+    def counts(path):
+        return [b.get_text() for b in BeautifulSoup(read(path), "html.parser").select(".sd-badge")]
+
+    en, zh = counts(HTML / "book/16_verdicts.html"), counts(ZH / "book/16_verdicts.html")
+    assert len(en) == len(zh) == 49, (len(en), len(zh))
+
+
+def test_search_per_edition():
+    en, zh = read(HTML / "searchindex.js"), read(ZH / "searchindex.js")
+    assert "embed" in en and "嵌入" in zh, "the Chinese search index has no Chinese terms"
+    assert '"zh"' in zh or "zh" in read(ZH / "search.html")
+
+
+def test_chinese_font_covers_the_chinese_edition():
+    from fontTools.ttLib import TTFont
+
+    cmap = TTFont(str(ZH / "_static" / "embedbook-cjk.otf")).getBestCmap()
+    used = {ch for p in ZH.rglob("*.html") for ch in re.findall(r"[\u4e00-\u9fff\u3000-\u303f\uff00-\uffef]", read(p))}
+    missing = sorted(ch for ch in used if ord(ch) not in cmap)
+    assert used and not missing, f"characters of the Chinese edition without a glyph: {''.join(missing[:40])}"
