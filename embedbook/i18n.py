@@ -313,8 +313,8 @@ def templates(code: str) -> list[str]:
                 isinstance(node.args[0].value, str):
             f = node.func
             if (isinstance(f, ast.Name) and f.id == "_") or (isinstance(f, ast.Attribute) and f.attr == "_"):
-                out.append(node.args[0].value)
-    return out
+                out.append((node.lineno, node.col_offset, node.args[0].value))
+    return [t for _, _, t in sorted(out)]
 
 
 # --- checks of a translation against its English -----------------------------------------------------------
@@ -356,7 +356,7 @@ def problems(en: str, zh: str, template: bool = False) -> list[str]:
         return ["empty translation"]
     checks = [("glue", lambda t: Counter(_GLUE.findall(t))), ("references", _targets),
               ("links", lambda t: Counter(_LINK.findall(t))), ("math", lambda t: Counter(_MATH.findall(t))),
-              ("inline code", lambda t: Counter(_CODE.findall(_MATH.sub(" ", _STRUCT.sub(" ", t))))),
+              ("inline code", lambda t: Counter(_CODE.findall(_ROLE.sub(" ", _MATH.sub(" ", _STRUCT.sub(" ", t)))))),
               ("directives", lambda t: Counter(_DIRECTIVE.findall(t))),
               ("labels", lambda t: Counter(_OPTION.findall(t))), ("numbers", _numbers)]
     if template:
@@ -398,16 +398,17 @@ def figure_in(fig, lang: str) -> Iterator[None]:
     if lang == "en":
         yield
         return
-    from matplotlib.ticker import FixedFormatter
+    from matplotlib.category import StrCategoryFormatter
+    from matplotlib.ticker import FixedFormatter, FuncFormatter
 
     saved_texts = [(t, t.get_text()) for t in figure_texts(fig)]
-    saved_ticks = []
+    saved_ticks = []  # tick labels are redrawn from their formatter: translate what a string formatter gives
     for ax in fig.axes:
         for axis in (ax.xaxis, ax.yaxis):
             fmt = axis.get_major_formatter()
-            if isinstance(fmt, FixedFormatter):
-                saved_ticks.append((fmt, list(fmt.seq)))
-                fmt.seq = [translate_text(str(s)) for s in fmt.seq]
+            if isinstance(fmt, (FixedFormatter, StrCategoryFormatter)):
+                saved_ticks.append((axis, fmt))
+                axis.set_major_formatter(FuncFormatter(lambda x, pos, f=fmt: translate_text(str(f(x, pos)))))
     try:
         for t, text in saved_texts:
             t.set_text(translate_text(text))
@@ -415,8 +416,8 @@ def figure_in(fig, lang: str) -> Iterator[None]:
     finally:
         for t, text in saved_texts:
             t.set_text(text)
-        for fmt, seq in saved_ticks:
-            fmt.seq = seq
+        for axis, fmt in saved_ticks:
+            axis.set_major_formatter(fmt)
 
 
 _CELL = re.compile(r">([^<>]+)<")

@@ -19,6 +19,7 @@ LANGS = ("en", "de", "fr", "ru", "el", "ar", "he", "hi", "zh", "ja", "ko")  # C3
 
 def _data(text: str) -> str:
     """A table cell that is data (pieces, words), shown as it is in both editions."""
+    _("{}").format(text.strip())  # a table's cell is looked up without its surrounding spaces
     return _("{}").format(text)
 
 

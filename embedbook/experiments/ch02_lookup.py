@@ -509,7 +509,7 @@ def check_c04(r: OneHotMemory) -> claims.Verdict:
     """Settle C04 from :func:`run_one_hot_memory`."""
 
     def evidence(v: str) -> str:
-        ops = ", ".join(op.removeprefix("aten::") for op in r.torch_ops)
+        ops = _(", ").join(op.removeprefix("aten::") for op in r.torch_ops)
         runs = _("a matrix multiply") if r.torch_matmul else _("no matrix multiply")
         memory = _(
             "A batch of {n_tokens:,} tokens over a {vocab:,}-id vocabulary is {ids_kib:,.0f} KiB of int64 "

@@ -69,10 +69,12 @@ def verbatim(text: str) -> str:
     return i18n.Msg(text, text).format() if "{" not in text and "}" not in text else text
 
 
-def _sep(en: str) -> str:
+def _sep(en: str, zh: str | None = None) -> str:
     """A separator of a list in a sentence, in the language being written (the Chinese edition's own
-    punctuation)."""
-    return {", ": "，", "; ": "；"}.get(en, en) if i18n.current() == "zh" else en
+    punctuation: ``zh``, else the full-width form of ``en``)."""
+    if i18n.current() != "zh":
+        return en
+    return zh if zh is not None else {", ": "，", "; ": "；"}.get(en, en)
 
 
 # --- C05: bytes of the article's table ---------------------------------------------------------------
@@ -620,24 +622,29 @@ def check_c20(r: Heads) -> claims.Verdict:
     named = [sizing.model(n) for n in r.decoupled_names]
 
     def evidence(v: str) -> str:
-        head = _(
+        head = (_(
             "{n_div} of {n} published configurations have d divisible by the head count (4,096 / 32 = "
-            "{head_dim}), and torch.nn.MultiheadAttention {refuses} d = 100 with 3 heads. "
-        ).format(n_div=r.n_divisible, n=r.n_configs, head_dim=sizing.head_dim(4096, 32),
-                 refuses=_("refuses") if r.torch_refuses else _("accepts"))
+            "{head_dim}), and torch.nn.MultiheadAttention refuses d = 100 with 3 heads. ") if r.torch_refuses else _(
+            "{n_div} of {n} published configurations have d divisible by the head count (4,096 / 32 = "
+            "{head_dim}), and torch.nn.MultiheadAttention accepts d = 100 with 3 heads. ")
+        ).format(n_div=r.n_divisible, n=r.n_configs, head_dim=sizing.head_dim(4096, 32))
         if not named:
             return head + _("No configuration decouples the heads from d.")
-        detail = _sep(", ").join(
+        detail = _sep(", ", "；").join(
             _("{name}: {heads} × {head_width} = {width:,} with d = {d:,}").format(
                 name=m.name, heads=m.heads, head_width=m.attention_width // m.heads, width=m.attention_width, d=m.d)
             for m in named)
-        return head + _(
+        return head + (_(
             "But Q, K and V are projections from d to heads × d_head, and the output projection maps back to d, so "
             "the two need not agree — {detail}. A hand-written attention with d = 100 and 3 heads of 32 "
-            "{runs} on the same {n_matrices} projection matrices, no "
-            "extra layer: the projections just change shape (and cost in proportion to heads × d_head). "
-        ).format(detail=detail, runs=_("runs") if r.decoupled_runs else _("fails"),
-                 n_matrices=r.decoupled_matrices) + {
+            "runs on the same {n_matrices} projection matrices, no "
+            "extra layer: the projections just change shape (and cost in proportion to heads × d_head). ")
+            if r.decoupled_runs else _(
+            "But Q, K and V are projections from d to heads × d_head, and the output projection maps back to d, so "
+            "the two need not agree — {detail}. A hand-written attention with d = 100 and 3 heads of 32 "
+            "fails on the same {n_matrices} projection matrices, no "
+            "extra layer: the projections just change shape (and cost in proportion to heads × d_head). ")
+        ).format(detail=detail, n_matrices=r.decoupled_matrices) + {
             CORRECTED: _("Divisibility is a convention of common implementations, not a requirement."),
             REFUTED: _("Divisibility is not even the usual choice."),
             CONFIRMED: ""}[v]

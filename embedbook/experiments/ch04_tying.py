@@ -501,7 +501,7 @@ def check_c08(r: Tying) -> claims.Verdict:
               _("the weakest run {margin:.2f} nats above a unigram model").format(margin=-r.margin()))
     strength = _(
         "The verdict rests on the cited studies (LSTM language models on about a million tokens and more). The "
-        "miniature: {n_seeds} {seeds_word} per arm; {plateaus} of {n_runs} runs stopped "
+        "miniature: {seeds}; {plateaus} of {n_runs} runs stopped "
         "on a plateau (no gain of {min_delta:g} nats in {patience} evaluations; best weights kept); {margin}; the "
         "whole validation split ({n_val:,} tokens) scored. Its confounds: one learning rate ({lr:g}) for both "
         "arms; the untied model has {more:.0%} more parameters (its second table); "
@@ -510,7 +510,8 @@ def check_c08(r: Tying) -> claims.Verdict:
         "an intermediate revision let it refute): a miniature this small decides neither way, so the literature does. "
         "Since a later review, the counts come from the source list (they were typed), with MobileLLM added; the rule "
         "is unchanged."
-    ).format(n_seeds=r.n_seeds, seeds_word=_("seeds") if r.n_seeds != 1 else _("seed"), plateaus=plateaus,
+    ).format(seeds=(_("{n} seeds per arm") if r.n_seeds != 1 else _("{n} seed per arm")).format(n=r.n_seeds),
+             plateaus=plateaus,
              n_runs=len(r.runs), min_delta=r.min_delta, patience=r.patience, margin=margin, n_val=r.n_val, lr=r.lr,
              more=r.params_untied / r.params_tied - 1, d_model=r.d_model, small=r.small_tokens, large=r.large_tokens)
 

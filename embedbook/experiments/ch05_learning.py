@@ -62,6 +62,11 @@ def _semicolons(parts) -> str:
     return ("；" if i18n.current() == "zh" else "; ").join(str(p) for p in parts)
 
 
+def _commas(parts) -> str:
+    """``", ".join(parts)``, with the full-width comma in Chinese."""
+    return ("，" if i18n.current() == "zh" else ", ").join(str(p) for p in parts)
+
+
 def _concat(*parts: str) -> i18n.Msg:
     """Messages (and language-neutral strings) joined into one message, both languages kept."""
     side = lambda p, lang: getattr(p, lang) if isinstance(p, i18n.Msg) else p
@@ -636,7 +641,7 @@ def check_c14(r: Survey) -> claims.Verdict:
     unstated = [x.model for x in r.records if x.sgd_family and x.sparse_embedding_grads and not x.reason_is_sparse]
 
     def evidence(v: str) -> str:
-        names = lambda models: ", ".join(_here(m) for m in models)
+        names = lambda models: _commas(_here(m) for m in models)
         head = (_("Of {n_models} large language models whose papers state the optimizer, {n_adam} used Adam, AdamW or "
                   "Adafactor, with dense embedding gradients, and {n_sgd} an SGD-family optimizer").format(
                       n_models=r.n_models, n_adam=r.n_adam_family, n_sgd=r.n_sgd)
@@ -1021,7 +1026,7 @@ def check_c15(r: LrStudy) -> claims.Verdict:
         }[v]
 
     def finding(v: str) -> str:
-        spans = ", ".join(str(_("{span} ({arm})").format(span=_span(min(sm.rare_cos), max(sm.rare_cos)),
+        spans = _commas(str(_("{span} ({arm})").format(span=_span(min(sm.rare_cos), max(sm.rare_cos)),
                                                          arm=C15_ARM_LABELS[sm.key])) for sm in summ)
         said = {CONFIRMED: _("Rare rows stayed near their start in every arm."),
                 CORRECTED: _("So it holds only with {arms}: optimizer and init scale decide.").format(

@@ -38,6 +38,17 @@ def _semicolons(parts) -> str:
     return ("；" if i18n.current() == "zh" else "; ").join(str(p) for p in parts)
 
 
+def _joined(parts, en: str = "; ", zh: str = "；") -> i18n.Msg:
+    """Messages (and language-neutral strings) joined into one message, both languages kept."""
+    side = lambda p, lang: getattr(p, lang) if isinstance(p, i18n.Msg) else p
+    return i18n.Msg(en.join(side(p, "en") for p in parts), zh.join(side(p, "zh") for p in parts))
+
+
+def _commas(parts) -> str:
+    """``", ".join(parts)``, with the full-width comma in Chinese."""
+    return ("，" if i18n.current() == "zh" else ", ").join(str(p) for p in parts)
+
+
 def _spaced(parts) -> str:
     """Sentences joined by a space in English, with nothing between them in Chinese."""
     return ("" if i18n.current() == "zh" else " ").join(str(p) for p in parts)
@@ -396,7 +407,7 @@ def check_c22(r: Pretrained) -> claims.Verdict:
     t = claims.rule_of("C22").thresholds
 
     def fmt(sp: dict) -> str:
-        per = ", ".join(str(_("{random} vs {glove}").format(random=a, glove=_("never") if b is None else b))
+        per = _commas(str(_("{random} vs {glove}").format(random=a, glove=_("never") if b is None else b))
                         for a, b in zip(sp["steps_random"], sp["steps_glove"]))
         return _("speed-up {lo:.2f}–{hi:.2f}× (random's best step vs the step GloVe reached the same loss: {per}); "
                  "GloVe's best loss lower by {gain_lo:+.3f} to {gain_hi:+.3f} nats").format(
@@ -480,7 +491,7 @@ def check_c22(r: Pretrained) -> claims.Verdict:
 # How reference language models initialise their token table (the bib key of each source).
 INIT_SURVEY: list[tuple[str, str, float | None, str]] = [  # (model, distribution as Markdown math, std, bib key)
     ("GPT-2", r"$\mathcal N(0, 0.02^2)$", 0.02, "radford2019gpt2"),
-    ("BERT", r"truncated $\mathcal N(0, 0.02^2)$", 0.02, "devlin2019bert"),
+    ("BERT", _(r"truncated $\mathcal N(0, 0.02^2)$"), 0.02, "devlin2019bert"),
     ("OPT", r"$\mathcal N(0, 0.006^2)$", 0.006, "zhang2022opt"),
     ("fairseq Transformer", r"$\mathcal N(0, 1/d)$", None, "ott2019fairseq"),
     ("T5", r"$\mathcal N(0, 1)$", 1.0, "raffel2020t5"),
@@ -546,13 +557,14 @@ def run_default(vocab_size: int = 1000, d: int = 64, seeds: tuple[int, ...] = (0
 # The studies of warm-up the box cites as context (not deciding: the sweep below decides), in the shape of
 # claims.Source: (who, bib key, what it reports, where it says so).
 WARMUP_CONTEXT: list[tuple[str, str, str, str]] = [
-    ("Xiong et al. 2020", "xiong2020layernorm", "warm-up is needed because of large gradients near the output of Post-LN Transformers "
-     "at initialisation; Pre-LN (as TinyLM) trains without it", "§3, Theorem 1 and §4 experiments"),
-    ("Liu et al. 2020", "liu2020radam", "warm-up is needed because Adam's adaptive learning rate has a large variance in the first "
-     "steps, estimated from too few gradients; RAdam rectifies it", "§3 and §5"),
-    ("Huang et al. 2020", "huang2020tfixup", "T-Fixup trains encoder-decoder Transformers without warm-up or LayerNorm by changing the "
-     "initialisation: input embeddings from $\\mathcal N(0, d^{-1/2})$, scaled by $(9N)^{-1/4}$ with the other blocks' weights",
-     "§3, the T-Fixup initialisation; §4, training without warm-up"),
+    ("Xiong et al. 2020", "xiong2020layernorm", _("warm-up is needed because of large gradients near the output of "
+     "Post-LN Transformers at initialisation; Pre-LN (as TinyLM) trains without it"),
+     _("§3, Theorem 1 and §4 experiments")),
+    ("Liu et al. 2020", "liu2020radam", _("warm-up is needed because Adam's adaptive learning rate has a large variance "
+     "in the first steps, estimated from too few gradients; RAdam rectifies it"), _("§3 and §5")),
+    ("Huang et al. 2020", "huang2020tfixup", _("T-Fixup trains encoder-decoder Transformers without warm-up or LayerNorm "
+     "by changing the initialisation: input embeddings from $\\mathcal N(0, d^{-1/2})$, scaled by $(9N)^{-1/4}$ with the "
+     "other blocks' weights"), _("§3, the T-Fixup initialisation; §4, training without warm-up")),
 ]
 WARMUP_LRS = (3e-3, 1e-2)  # the two learning rates the warm-up sweep uses: the chapter's, and one ~3× higher
 WARMUP_INITS = ("torch_default", "normal_0.02")  # nn.Embedding's N(0, 1), and GPT-2/BERT's std 0.02
@@ -788,114 +800,139 @@ def check_c23(r: WarmupSweep) -> claims.Verdict:
         cold = [x["best_val"] for x in sw.runs[name][lr][0]]
         warm = [x["best_val"] for x in sw.runs[name][lr][1]]
         g = sw.gain(name, lr)
-        return (f"{'/'.join(f'{x:.3f}' for x in cold)} → {'/'.join(f'{x:.3f}' for x in warm)} nats (gain "
-                f"{g.lo:+.3f} to {g.hi:+.3f})")
+        return _("{cold} → {warm} nats (gain {lo:+.3f} to {hi:+.3f})").format(
+            cold="/".join(f"{x:.3f}" for x in cold), warm="/".join(f"{x:.3f}" for x in warm), lo=g.lo, hi=g.hi)
 
-    per_lr = " ".join(
-        f"{which.capitalize()} head, lr {lr:g}: N(0, 1) {arm(sw, lr, WARMUP_INITS[0])}; std 0.02 "
-        f"{arm(sw, lr, WARMUP_INITS[1])}"
-        + ("." if sw.lr_ok(lr) else " — not every run reached a plateau clear of the unigram model, so this learning "
-           "rate cannot decide.") for sw, lr, which in arms)
+    def per_lr() -> str:
+        out = []
+        for sw, lr, which in arms:
+            text = (_("Tied head, lr {lr:g}: N(0, 1) {unit}; std 0.02 {small}") if which == "tied" else
+                    _("Untied head, lr {lr:g}: N(0, 1) {unit}; std 0.02 {small}")).format(
+                        lr=lr, unit=arm(sw, lr, WARMUP_INITS[0]), small=arm(sw, lr, WARMUP_INITS[1]))
+            out.append((_("{arm}.") if sw.lr_ok(lr) else
+                        _("{arm} — not every run reached a plateau clear of the unigram model, so this learning rate "
+                          "cannot decide.")).format(arm=text))
+        return _spaced(out)
 
     def helped(sw: WarmupSweep, lr: float, which: str) -> str:
         every = [short for name, short in zip(WARMUP_INITS, ("N(0, 1)", "std-0.02")) if sw.gain(name, lr).lo > 0]
         big = [short for name, short in zip(WARMUP_INITS, ("N(0, 1)", "std-0.02"))
                if sw.gain(name, lr).lo >= t["min_effect"]]
+        tied = which == "tied"
         if big:
-            return (f"{which}, lr {lr:g}: warm-up lowered the {' and the '.join(big)} model's loss by "
-                    f"{t['min_effect']:g} nats or more on every seed")
+            return (_("tied, lr {lr:g}: warm-up lowered the {models} model's loss by {least:g} nats or more on every "
+                      "seed") if tied else
+                    _("untied, lr {lr:g}: warm-up lowered the {models} model's loss by {least:g} nats or more on every "
+                      "seed")).format(lr=lr, models=_chain(big, _("{first} and the {last}")), least=t["min_effect"])
         if every:
-            return (f"{which}, lr {lr:g}: warm-up lowered the {' and the '.join(every)} model's loss on every seed, but "
-                    f"by less than {t['min_effect']:g} nats on some")
-        return f"{which}, lr {lr:g}: it lowered neither model's loss on every seed"
+            return (_("tied, lr {lr:g}: warm-up lowered the {models} model's loss on every seed, but by less than "
+                      "{least:g} nats on some") if tied else
+                    _("untied, lr {lr:g}: warm-up lowered the {models} model's loss on every seed, but by less than "
+                      "{least:g} nats on some")).format(lr=lr, models=_chain(every, _("{first} and the {last}")),
+                                                         least=t["min_effect"])
+        return (_("tied, lr {lr:g}: it lowered neither model's loss on every seed") if tied else
+                _("untied, lr {lr:g}: it lowered neither model's loss on every seed")).format(lr=lr)
 
     # each learning rate and head read alone by the rule's own test (the tied lrs may disagree with each other)
-    alone = "; ".join(f"{which} at lr {lr:g}: {_c23_reading(f, t, (keys[(which, lr)],))}" for _, lr, which in arms)
+    def alone() -> str:
+        return _semicolons((_("tied at lr {lr:g}: {reading}") if which == "tied" else
+                            _("untied at lr {lr:g}: {reading}")).format(
+                                lr=lr, reading=claims.verdict_word(_c23_reading(f, t, (keys[(which, lr)],))))
+                           for _sw, lr, which in arms)
     tied_v, untied_v = _c23_reading(f, t, r.keys()), _c23_reading(f, t, u.keys())
 
     def evidence(v: str) -> str:
-        head = (f"A new nn.Embedding has entry std {s0.default_std:.3f} over {s0.n_entries:,} entries; in a tied "
-                f"small LM that start gives an initial loss of {s0.loss0_default:.1f} nats (ln V = {s0.ln_v:.2f}; "
-                f"std 0.02: {s0.loss0_small:.2f}), and its first AdamW step (lr {s0.lr:g}, no warm-up) moves the table "
-                f"by {s0.step_default:.2%} of its size (std 0.02: {s0.step_small:.1%}; mean of {s0.n_seeds} seeds). "
-                f"Best validation loss without → with {r.warmup} warm-up steps, "
-                f"seeds {', '.join(str(s) for s in r.seeds)}: {per_lr} In short ("
-                + "; ".join(helped(sw, lr, which) for sw, lr, which in arms) + "). Each read alone by the rule: "
-                f"{alone}; the tied model (either learning rate may decide) reads {tied_v}, the untied one "
-                f"{untied_v}. ")
+        head = _("A new nn.Embedding has entry std {std:.3f} over {entries:,} entries; in a tied small LM that start "
+                 "gives an initial loss of {loss_default:.1f} nats (ln V = {ln_v:.2f}; std 0.02: {loss_small:.2f}), and "
+                 "its first AdamW step (lr {lr:g}, no warm-up) moves the table by {step_default:.2%} of its size (std "
+                 "0.02: {step_small:.1%}; mean of {n_seeds} seeds). Best validation loss without → with {warmup} "
+                 "warm-up steps, seeds {seeds}: {per_lr} In short ({helped}). Each read alone by the rule: {alone}; the "
+                 "tied model (either learning rate may decide) reads {tied}, the untied one {untied}. ").format(
+                     std=s0.default_std, entries=s0.n_entries, loss_default=s0.loss0_default, ln_v=s0.ln_v,
+                     loss_small=s0.loss0_small, lr=s0.lr, step_default=s0.step_default, step_small=s0.step_small,
+                     n_seeds=s0.n_seeds, warmup=r.warmup, seeds=", ".join(str(s) for s in r.seeds), per_lr=per_lr(),
+                     helped=_semicolons(helped(sw, lr, which) for sw, lr, which in arms), alone=alone(),
+                     tied=claims.verdict_word(tied_v), untied=claims.verdict_word(untied_v))
         if v == INCONCLUSIVE and tied_v != untied_v and f["n_seeds"] >= t["min_seeds"]:
-            return head + ("The two readings of 'the embedding layer' disagree: with a tied head the table is also "
-                           "the output layer, untied it is only the input, and neither was declared the deciding "
-                           "reading before measuring, so the claim is not settled here.")
+            return head + _("The two readings of 'the embedding layer' disagree: with a tied head the table is also "
+                            "the output layer, untied it is only the input, and neither was declared the deciding "
+                            "reading before measuring, so the claim is not settled here.")
         return head + {
-            REFUTED: ("The default is not N(0, 1)." if abs(f["default_std"] - 1) > t["tolerance"] else
-                      "Warm-up helped neither table by a measurable amount at any learning rate that could decide."),
-            INCONCLUSIVE: "Neither head gives a warm-up effect outside the seed spread that the rule can read.",
-            CONFIRMED: ("With a tied and with an untied head, warm-up lowered the N(0, 1) model's loss on every seed "
-                        "at some learning rate and did not do as much for the std-0.02 model: with the default "
-                        "table, warm-up matters, as the article says, and a small initial scale (GPT-2's, BERT's) "
-                        "makes it matter much less."),
-            CORRECTED: ("With a tied and with an untied head, warm-up helped the std-0.02 model about as much as (or "
-                        "more than) the N(0, 1) one: it matters here, but not especially because of nn.Embedding's "
-                        "default."),
+            REFUTED: (_("The default is not N(0, 1).") if abs(f["default_std"] - 1) > t["tolerance"] else
+                      _("Warm-up helped neither table by a measurable amount at any learning rate that could decide.")),
+            INCONCLUSIVE: _("Neither head gives a warm-up effect outside the seed spread that the rule can read."),
+            CONFIRMED: _("With a tied and with an untied head, warm-up lowered the N(0, 1) model's loss on every seed "
+                         "at some learning rate and did not do as much for the std-0.02 model: with the default "
+                         "table, warm-up matters, as the article says, and a small initial scale (GPT-2's, BERT's) "
+                         "makes it matter much less."),
+            CORRECTED: _("With a tied and with an untied head, warm-up helped the std-0.02 model about as much as (or "
+                         "more than) the N(0, 1) one: it matters here, but not especially because of nn.Embedding's "
+                         "default."),
         }[v]
 
     def finding(v: str) -> str:
         std = f["default_std"]
         if v == REFUTED and abs(std - 1) > t["tolerance"]:
-            return f"A new nn.Embedding does not start from $\\mathcal N(0, 1)$: its entries have std {std:.3f}."
-        start = f"nn.Embedding starts from $\\mathcal N(0, 1)$ (std {std:.3f})."
+            return _("A new nn.Embedding does not start from $\\mathcal N(0, 1)$: its entries have std {std:.3f}.").format(
+                std=std)
+        start = _("nn.Embedding starts from $\\mathcal N(0, 1)$ (std {std:.3f}).").format(std=std)
         if f["n_seeds"] < t["min_seeds"]:
-            return f"{start} With {f['n_seeds']} seed{'s' if f['n_seeds'] != 1 else ''} per arm, too few, warm-up stays open."
+            return (_("{start} With {n} seeds per arm, too few, warm-up stays open.") if f["n_seeds"] != 1 else
+                    _("{start} With {n} seed per arm, too few, warm-up stays open.")).format(start=start,
+                                                                                          n=f["n_seeds"])
         # the tied learning rate that gives the tied reading (the higher one if none does alone)
         k = next((k for k in r.keys() if _c23_reading(f, t, (k,)) == tied_v), r.keys()[-1])
         lr_of = dict(zip(r.keys(), r.lrs)) | {"untied": u.lrs[0]}
-        gain = lambda k: f"{f[f'{k}_unit_lo']:+.2f} to {f[f'{k}_unit_hi']:+.2f} nats at lr {lr_of[k]:g}"
-        return (f"{start} Warm-up's gain for that table: {gain(k)} per seed with the head tied, {gain('untied')} "
-                "untied; " + {
-                    CONFIRMED: "a std-0.02 table gained less, or not on every seed.",
-                    CORRECTED: "a std-0.02 table gained as much.",
-                    REFUTED: "neither table gained measurably.",
-                    INCONCLUSIVE: ("the two models disagree, so the claim stays open." if tied_v != untied_v
-                                   else "no effect clears the seed spread; the claim stays open."),
-                }[v])
+        gain = lambda k: _("{lo:+.2f} to {hi:+.2f} nats at lr {lr:g}").format(lo=f[f"{k}_unit_lo"], hi=f[f"{k}_unit_hi"],
+                                                                            lr=lr_of[k])
+        return _("{start} Warm-up's gain for that table: {tied} per seed with the head tied, {untied} untied; "
+                 "{outcome}").format(start=start, tied=gain(k), untied=gain("untied"), outcome={
+                     CONFIRMED: _("a std-0.02 table gained less, or not on every seed."),
+                     CORRECTED: _("a std-0.02 table gained as much."),
+                     REFUTED: _("neither table gained measurably."),
+                     INCONCLUSIVE: (_("the two models disagree, so the claim stays open.") if tied_v != untied_v
+                                    else _("no effect clears the seed spread; the claim stays open.")),
+                 }[v])
 
     runs = [x for sw in (r, u) for by_lr in sw.runs.values() for arm_ in by_lr.values() for w in arm_.values()
             for x in w]
-    strength = (f"{len(r.seeds)} seeds per arm; {sum(x['plateau'] for x in runs)} of {len(runs)} runs stopped at "
-                f"their validation plateau (not before step {min(2 * r.warmup, r.max_steps):,}, cap {r.max_steps:,}); "
-                "the first full-size sweep let early stopping end two std-0.02 runs with warm-up at steps 60–80, on the "
-                "unigram plateau while their learning rate was still ramping up (the margin gate caught them), so the "
-                "stopping rule now waits for twice the warm-up length in every arm; the "
-                f"whole validation split ({r.val_tokens:,} tokens) scored; unigram model {r.unigram:.2f} nats. A "
-                "one-layer Pre-LN model, tied (two learning rates) and untied (one), one warm-up length. Context from the "
-                "literature, not deciding: " + "; ".join(f"{who}: {finding} ({where})"
-                                                        for who, _, finding, where in WARMUP_CONTEXT))
+    context = _joined([_("{who}: {finding} ({where})").format(who=who, finding=finding, where=where)
+                       for who, _key, finding, where in WARMUP_CONTEXT])
+    strength = _("{n_seeds} seeds per arm; {plat} of {runs} runs stopped at their validation plateau (not before step "
+                 "{min_step:,}, cap {cap:,}); the first full-size sweep let early stopping end two std-0.02 runs with "
+                 "warm-up at steps 60–80, on the unigram plateau while their learning rate was still ramping up (the "
+                 "margin gate caught them), so the stopping rule now waits for twice the warm-up length in every arm; "
+                 "the whole validation split ({tokens:,} tokens) scored; unigram model {unigram:.2f} nats. A one-layer "
+                 "Pre-LN model, tied (two learning rates) and untied (one), one warm-up length. Context from the "
+                 "literature, not deciding: {context}").format(
+                     n_seeds=len(r.seeds), plat=sum(x["plateau"] for x in runs), runs=len(runs),
+                     min_step=min(2 * r.warmup, r.max_steps), cap=r.max_steps, tokens=r.val_tokens, unigram=r.unigram,
+                     context=context)
     return claims.judge("C23", f, evidence, strength=strength, finding=finding)
 
 
 # --- one line per claim and outcome, for the chapter's summary ------------------------------------------------
 
 SUMMARY: dict[str, dict[str, str]] = {
-    "C21": {CONFIRMED: "The article's formula, read as written, keeps a tied model's logits in that range at every "
-                       "width measured.",
-            CORRECTED: "The article's formula does that only when its square root of d is read as the standard "
+    "C21": {CONFIRMED: _("The article's formula, read as written, keeps a tied model's logits in that range at every "
+                       "width measured."),
+            CORRECTED: _("The article's formula does that only when its square root of d is read as the standard "
                        "deviation; read as written, the logits' spread grows with the width. It is a fan-in rule, "
-                       "not Xavier's.",
-            REFUTED: "Neither reading of the article's formula keeps a tied model's logits in that range."},
-    "C22": {CONFIRMED: "GloVe rows made a small model converge sooner, and more so with little data, by both the "
-                       "speed-up and the gain in final loss.",
-            CORRECTED: "GloVe rows made a small model converge sooner, but less so with little data, by both the "
-                       "speed-up and the gain in final loss.",
-            REFUTED: "GloVe rows made a small model converge more slowly.",
-            INCONCLUSIVE: "Whether GloVe rows help a small model especially with little data stays open: the runs "
-                          "were too weak, or the speed-up and the gain in final loss disagreed."},
-    "C23": {REFUTED: "Either nn.Embedding does not start from a standard normal, or warm-up helped neither table "
-                     "measurably, with a tied head or an untied one.",
-            CONFIRMED: "nn.Embedding starts from a standard normal, and warm-up lowered that model's final loss on "
-                       "every seed, tied and untied, while a table at std 0.02 gained much less.",
-            CORRECTED: "nn.Embedding starts from a standard normal, and warm-up helped with either head, but a table "
-                       "at std 0.02 just as much: not especially because of the default.",
-            INCONCLUSIVE: "nn.Embedding does start from a standard normal, but what that means for warm-up stays "
-                          "open: the runs were too weak, or the tied and the untied model disagreed."},
+                       "not Xavier's."),
+            REFUTED: _("Neither reading of the article's formula keeps a tied model's logits in that range.")},
+    "C22": {CONFIRMED: _("GloVe rows made a small model converge sooner, and more so with little data, by both the "
+                       "speed-up and the gain in final loss."),
+            CORRECTED: _("GloVe rows made a small model converge sooner, but less so with little data, by both the "
+                       "speed-up and the gain in final loss."),
+            REFUTED: _("GloVe rows made a small model converge more slowly."),
+            INCONCLUSIVE: _("Whether GloVe rows help a small model especially with little data stays open: the runs "
+                          "were too weak, or the speed-up and the gain in final loss disagreed.")},
+    "C23": {REFUTED: _("Either nn.Embedding does not start from a standard normal, or warm-up helped neither table "
+                     "measurably, with a tied head or an untied one."),
+            CONFIRMED: _("nn.Embedding starts from a standard normal, and warm-up lowered that model's final loss on "
+                       "every seed, tied and untied, while a table at std 0.02 gained much less."),
+            CORRECTED: _("nn.Embedding starts from a standard normal, and warm-up helped with either head, but a table "
+                       "at std 0.02 just as much: not especially because of the default."),
+            INCONCLUSIVE: _("nn.Embedding does start from a standard normal, but what that means for warm-up stays "
+                          "open: the runs were too weak, or the tied and the untied model disagreed.")},
 }

@@ -725,30 +725,30 @@ def check_c42(r: Widths) -> claims.Verdict:
 
 # --- the chapter's summary: one line per claim and outcome, chosen by the verdict ----------------------------
 
-SUMMARY: dict[str, dict[str, str]] = {
+SUMMARY: dict[str, dict[str, str]] = {  # messages (_()): each edition glues its own
     "C17": {
-        CONFIRMED: "On little text the narrowest model lost to a wider one on every seed, beyond the validation "
-        "text's sampling error: too small a dimension limits a model.",
-        REFUTED: "On little text the narrowest model was the best on every seed: too small a dimension did not limit "
-        "it here.",
-        INCONCLUSIVE: "On little text the sweep did not settle whether the narrowest model is limited: a run fell "
+        CONFIRMED: _("On little text the narrowest model lost to a wider one on every seed, beyond the validation "
+        "text's sampling error: too small a dimension limits a model."),
+        REFUTED: _("On little text the narrowest model was the best on every seed: too small a dimension did not limit "
+        "it here."),
+        INCONCLUSIVE: _("On little text the sweep did not settle whether the narrowest model is limited: a run fell "
         "short of its plateau, the margin over the unigram model was too small, or the difference stayed inside "
-        "the seed spread or the validation text's sampling error.",
+        "the seed spread or the validation text's sampling error."),
     },
     "C18": {
-        CONFIRMED: "The counts grow as the square of the length and linearly in the width, and the projections stay "
-        "minor at every published context length.",
-        CORRECTED: "The article's cost is right for the attention products, but a whole layer also pays for its "
+        CONFIRMED: _("The counts grow as the square of the length and linearly in the width, and the projections stay "
+        "minor at every published context length."),
+        CORRECTED: _("The article's cost is right for the attention products, but a whole layer also pays for its "
         "projections, and at the shorter published context lengths (shorter than twice the width) they are most "
-        "of it.",
-        REFUTED: "The counted growth is not the one the article states.",
-        INCONCLUSIVE: "Torch's counter and the formula disagreed, so the count is in doubt.",
+        "of it."),
+        REFUTED: _("The counted growth is not the one the article states."),
+        INCONCLUSIVE: _("Torch's counter and the formula disagreed, so the count is in doubt."),
     },
     "C42": {
-        CONFIRMED: "The bulk of published widths lie between a hundred and ten thousand; small static vectors fall "
-        "below and the widest language models above.",
-        CORRECTED: "Most, but not the bulk, of published widths lie between a hundred and ten thousand.",
-        REFUTED: "Most published widths lie outside a hundred to ten thousand.",
-        INCONCLUSIVE: "Too few widths were listed to say which are common.",
+        CONFIRMED: _("The bulk of published widths lie between a hundred and ten thousand; small static vectors fall "
+        "below and the widest language models above."),
+        CORRECTED: _("Most, but not the bulk, of published widths lie between a hundred and ten thousand."),
+        REFUTED: _("Most published widths lie outside a hundred to ten thousand."),
+        INCONCLUSIVE: _("Too few widths were listed to say which are common."),
     },
 }

@@ -49,9 +49,12 @@ def neighbour_table(space: Space, words: list[str], k: int = 10,
     (word, measure) and whose rows are the ranks 1…k (hide its index)."""
     import pandas as pd
 
+    # the words are data, shown as they are in both editions (_("{}")); the measures' names are translated
+    found = {_("{}").format(w): {m: [_("{}").format(x) for x, _s in similarity.neighbours(space, w, k, m)]
+                                 for m in measures} for w in words}
     label = {"cosine": _("cosine"), "dot": _("dot"), "euclidean": _("euclidean")}  # equal to the measure's name
-    return pd.concat({w: pd.DataFrame({label.get(m, m): [x for x, _s in similarity.neighbours(space, w, k, m)]
-                                       for m in measures}) for w in words}, axis=1)
+    return pd.concat({w: pd.DataFrame({label.get(m, m): col for m, col in cols.items()}) for w, cols in found.items()},
+                     axis=1)
 
 
 # --- three measures, three neighbour lists -------------------------------------------------------------

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 
 import torch
 
-from embedbook import book, claims, contextual
+from embedbook import book, claims, contextual, i18n
 from embedbook.book import Result
 from embedbook.claims import CONFIRMED, CORRECTED, REFUTED
 from embedbook.i18n import _
@@ -156,11 +156,14 @@ def check_c24(r: QKV) -> claims.Verdict:
         shape = (_("W_Q, W_K and W_V are {d}×{d}, as stated, and each is used as {heads} heads of {head_dim} "
                    "columns").format(d=r.d, heads=r.heads, head_dim=r.head_dim) if r.square else
                  _("the projections are not {d}×{d}").format(d=r.d))
+        # the sentence is data, in English in both editions: quoted in the English, inline code in the Chinese (so
+        # that the Chinese text holds no English sentence of its own)
+        sentence = i18n.Msg(f'"{r.sentence}"', f"`{r.sentence}`")
         head = _(
-            "Rebuilt from the weights for \"{sentence}\" ({n_tokens} tokens), layer 0's attention differs from the "
+            "Rebuilt from the weights for {sentence} ({n_tokens} tokens), layer 0's attention differs from the "
             "model's own by at most {diff_full} in the model's form, {diff_no_bias:.2f} when the biases are "
             "dropped, and {diff_article:.2f} in the article's form (probabilities run from 0 to 1). {shape}. "
-        ).format(sentence=r.sentence, n_tokens=r.n_tokens, diff_full=small_number(r.diff_full),
+        ).format(sentence=sentence, n_tokens=r.n_tokens, diff_full=small_number(r.diff_full),
                  diff_no_bias=r.diff_no_bias, diff_article=r.diff_article, shape=shape)
         original = _("For comparison, on a layer of the original Transformer's form (torch's encoder layer without "
                      "biases, fed token + position rows with no normalisation first, the same width and heads, random "

@@ -564,7 +564,7 @@ def _and(words: Sequence[str]) -> str:
     """``" and ".join(words)`` in the language being written."""
     out = ""
     for w in words:
-        out = str(w) if not out else str(_("{first} and {last}").format(first=out, last=w))
+        out = str(w) if not out else str(_("{first} and {second}").format(first=out, second=w))
     return out
 
 

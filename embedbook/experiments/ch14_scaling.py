@@ -573,24 +573,24 @@ def check_c26(r: Scaling) -> claims.Verdict:
 
 SUMMARY: dict[str, dict[str, str]] = {
     "C25": {
-        CONFIRMED: "The SCONE paper keeps n-gram embeddings off the accelerator at fixed inference-time accelerator "
-        "cost, and its reported perplexities at equal inference FLOPs give a 3–5% cut.",
-        CORRECTED: "SCONE does keep its n-gram embeddings in host memory at fixed inference-time accelerator cost, but "
-        "its reported perplexities at equal inference FLOPs give a cut outside 3–5%.",
-        REFUTED: "The SCONE paper does not keep its n-gram embeddings off the accelerator at fixed cost.",
-        INCONCLUSIVE: "SCONE does keep its n-gram embeddings in host memory at fixed inference-time accelerator cost "
+        CONFIRMED: _("The SCONE paper keeps n-gram embeddings off the accelerator at fixed inference-time accelerator "
+        "cost, and its reported perplexities at equal inference FLOPs give a 3–5% cut."),
+        CORRECTED: _("SCONE does keep its n-gram embeddings in host memory at fixed inference-time accelerator cost, but "
+        "its reported perplexities at equal inference FLOPs give a cut outside 3–5%."),
+        REFUTED: _("The SCONE paper does not keep its n-gram embeddings off the accelerator at fixed cost."),
+        INCONCLUSIVE: _("SCONE does keep its n-gram embeddings in host memory at fixed inference-time accelerator cost "
         "(training compute grows), but whether perplexity falls by 3–5% at that budget is not settled: the perplexities "
-        "the paper plots were not read here.",
+        "the paper plots were not read here."),
     },
     "C26": {
-        CONFIRMED: "Adaptive input saves memory without loss (Baevski and Auli; the saving counted here), and the "
-        "article's assignment, frequent words in the fewest dimensions, lost no more than the tolerance here.",
-        CORRECTED: "Adaptive input saves memory without loss (Baevski and Auli; the saving counted here), but with the "
+        CONFIRMED: _("Adaptive input saves memory without loss (Baevski and Auli; the saving counted here), and the "
+        "article's assignment, frequent words in the fewest dimensions, lost no more than the tolerance here."),
+        CORRECTED: _("Adaptive input saves memory without loss (Baevski and Auli; the saving counted here), but with the "
         "frequent words in the widest band, the other way round from the article: giving them the narrowest lost on "
-        "every seed here.",
-        REFUTED: "The adaptive input saved too few parameters to matter, or the cited paper reports a loss.",
-        INCONCLUSIVE: "The runs did not settle which band the frequent words need (a run short of its plateau, too "
-        "small a margin over the unigram baseline, too few seeds, or a difference inside the tolerance).",
+        "every seed here."),
+        REFUTED: _("The adaptive input saved too few parameters to matter, or the cited paper reports a loss."),
+        INCONCLUSIVE: _("The runs did not settle which band the frequent words need (a run short of its plateau, too "
+        "small a margin over the unigram baseline, too few seeds, or a difference inside the tolerance)."),
     },
 }
 
