@@ -156,7 +156,7 @@ def check_c28(r: Memory) -> claims.Verdict:
                  int4_mb=r.int4_bytes / 1e6, int8_ratio=r.int8_ratio, int4_ratio=r.int4_ratio)
         small = ""
         if r.table_names:
-            small = _("Narrower rows pay more for their scales: {tables}. ").format(tables=", ".join(
+            small = _("Narrower rows pay more for their scales: {tables}. ").format(tables=_(", ").join(
                 _("{name} (d = {d}) {a:.2f}× / {b:.2f}×").format(name=n, d=d, a=a, b=b)
                 for n, d, a, b in zip(r.table_names, r.table_dims, r.table_int8, r.table_int4)
             ))
@@ -313,7 +313,7 @@ def check_c49(r: Neighbours) -> claims.Verdict:
     min_lost = 0.01  # a replaced share worth naming in the text (the rule does not read it)
 
     def evidence(v: str) -> str:
-        per = "; ".join(
+        per = _("; ").join(
             _("{name}: INT8 keeps {o8:.1%} of the top-{k} and reorders {c8:.0%} of the lists, INT4 keeps {o4:.1%} and "
               "reorders {c4:.0%}").format(name=n, o8=o8, k=r.k, c8=c8, o4=o4, c4=c4)
             for n, o8, c8, o4, c4 in zip(r.names, r.overlap_8, r.changed_8, r.overlap_4, r.changed_4)
@@ -612,7 +612,7 @@ def check_c29(r: Robustness) -> claims.Verdict:
         if groups["neither part consistently"]:
             said.append(_("the comparison with {parts} is a tie (no part moves the tokens less consistently)").format(
                 parts=_and(groups["neither part consistently"])))
-        return _("Token by token, {said}. ").format(said="; ".join(said))
+        return _("Token by token, {said}. ").format(said=_("; ").join(said))
 
     all_says, layer_says = (_c29_reading(getattr(r, f"tok_wins_{k}_8"), getattr(r, f"tok_wins_{k}_4"), agree)
                             for k in ("all", "layer"))

@@ -529,7 +529,7 @@ def check_c26(r: Scaling) -> claims.Verdict:
                 if f["saving"] < claims.rule_of("C26").thresholds["saving_min"] else
                 _("The cited paper reports a loss against fixed-size embeddings. ")
             ) + mini.rstrip(),
-            INCONCLUSIVE: lambda: _("The runs do not settle the direction ({why}). ").format(why="; ".join(why()))
+            INCONCLUSIVE: lambda: _("The runs do not settle the direction ({why}). ").format(why=_("; ").join(why()))
             + paper.rstrip(),
         }[v]()
 
@@ -558,7 +558,7 @@ def check_c26(r: Scaling) -> claims.Verdict:
                     else saved + _(", but the cited paper reports a loss against fixed-size embeddings."))
         if v == INCONCLUSIVE:
             return saved + _(". The runs do not settle which band the frequent ids need: {why}.").format(
-                why="; ".join(why()[:2]))
+                why=_("; ").join(why()[:2]))
         lead = saved + _(", with no loss in Baevski and Auli's runs. The article's assignment (frequent ids narrowest) ")
         if v == CONFIRMED:
             return lead + _("lost at most {tol} nats per seed: frequent words make do with fewer dimensions.").format(

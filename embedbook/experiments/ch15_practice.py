@@ -15,7 +15,7 @@ from embedbook import align, claims, data, device as _device, lm, stats, word2ve
 from embedbook.book import Result
 from embedbook.claims import CONFIRMED, CORRECTED, INCONCLUSIVE, REFUTED
 from embedbook.experiments.ch04_tying import bpe_corpus
-from embedbook.i18n import _
+from embedbook.i18n import Msg, _
 
 MODES = ("full", "small_lr", "frozen")  # how the input embedding is treated during fine-tuning
 
@@ -491,9 +491,9 @@ class CrossLingual(Result):
         ``misses`` whose is not, in fold order: ``(Chinese, gold, the 5 nearest joined, "yes"/"no")``."""
         found = [e for e in self.top5 if e[3]][:hits]
         missed = [e for e in self.top5 if not e[3]][:misses]
-        # the nearest words are data: the same in both editions (``_("{nearest}")`` passes them through)
-        return [(z, g, _("{nearest}").format(nearest=", ".join(top)), _("yes") if hit else _("no"))
-                for z, g, top, hit in found + missed]
+        # the nearest words are data, listed as each edition lists words: "a, b" and "a、b"
+        listed = lambda top: _("{nearest}").format(nearest=Msg(", ".join(top), "、".join(top)))
+        return [(z, g, listed(top), _("yes") if hit else _("no")) for z, g, top, hit in found + missed]
 
     def examples(self) -> list[tuple[str, str, str]]:
         """Held-out ``(Chinese, gold English, best English guess after the map)`` triples from every fold."""
