@@ -633,6 +633,11 @@ class Verdict:
     # "strength": ...}}, written by judge() from the same figures
     texts: dict[str, dict[str, str]] = field(default_factory=dict)
 
+    def msg(self, part: str) -> i18n.Msg:
+        """``evidence``, ``finding`` or ``strength`` as a message in both languages (to glue it)."""
+        en = getattr(self, part)
+        return i18n.Msg(en, self.texts.get("zh", {}).get(part, en))
+
     def text(self, part: str, lang: str | None = None) -> str:
         """``evidence``, ``finding`` or ``strength`` in ``lang`` (default: the current language)."""
         lang = lang or i18n.current()

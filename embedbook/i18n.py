@@ -181,6 +181,14 @@ def _(msgid: str) -> Msg:
     return Msg(msgid, zh)
 
 
+def verbatim(text: Any) -> Msg:
+    """Data that reads the same in both editions (a model's name, a list of words) as a message, so that a
+    figure or table label made of it needs no catalog entry."""
+    text = str(text)
+    _seen[text] = text
+    return Msg(text, text)
+
+
 def tr(text: Any, lang: str | None = None) -> str:
     """``text`` in ``lang`` (default: the current language): a :class:`Msg`'s own side, else the catalog's
     Chinese of a fixed string (a rule's declared words). Raises :class:`MissingTranslation` in a bilingual
@@ -348,12 +356,17 @@ def _numbers(text: str) -> Counter:
     return Counter(n.replace(",", "") for n in _NUMBER.findall(plain))
 
 
+_GLOSS = re.compile(r"^>\s*\*.*\*\s*$", re.M)  # a quote's English rendering, which the Chinese edition drops
+
+
 def problems(en: str, zh: str, template: bool = False) -> list[str]:
     """What a translation changes that it must keep: glue keys, cross-references and citations, links,
-    math, inline code, directives and their labels, numbers, and (for a Python template) placeholders."""
+    math, inline code, directives and their labels, numbers, and (for a Python template) placeholders.
+    A quoted article's English rendering (an italic line in a block quote) is left out on both sides."""
     out = []
     if not zh.strip():
         return ["empty translation"]
+    en, zh = _GLOSS.sub("", en), _GLOSS.sub("", zh)
     checks = [("glue", lambda t: Counter(_GLUE.findall(t))), ("references", _targets),
               ("links", lambda t: Counter(_LINK.findall(t))), ("math", lambda t: Counter(_MATH.findall(t))),
               ("inline code", lambda t: Counter(_CODE.findall(_ROLE.sub(" ", _MATH.sub(" ", _STRUCT.sub(" ", t)))))),
