@@ -411,17 +411,14 @@ def figure_in(fig, lang: str) -> Iterator[None]:
     if lang == "en":
         yield
         return
-    from matplotlib.category import StrCategoryFormatter
-    from matplotlib.ticker import FixedFormatter, FuncFormatter
-
     saved_texts = [(t, t.get_text()) for t in figure_texts(fig)]
-    saved_ticks = []  # tick labels are redrawn from their formatter: translate what a string formatter gives
+    saved_ticks = []  # tick labels are redrawn from their formatters: translate what each one gives
     for ax in fig.axes:
         for axis in (ax.xaxis, ax.yaxis):
-            fmt = axis.get_major_formatter()
-            if isinstance(fmt, (FixedFormatter, StrCategoryFormatter)):
-                saved_ticks.append((axis, fmt))
-                axis.set_major_formatter(FuncFormatter(lambda x, pos, f=fmt: translate_text(str(f(x, pos)))))
+            for which in ("major", "minor"):
+                fmt = getattr(axis, f"get_{which}_formatter")()
+                saved_ticks.append((axis, which, fmt))
+                getattr(axis, f"set_{which}_formatter")(_translated(fmt))
     try:
         for t, text in saved_texts:
             t.set_text(translate_text(text))
@@ -429,8 +426,32 @@ def figure_in(fig, lang: str) -> Iterator[None]:
     finally:
         for t, text in saved_texts:
             t.set_text(text)
-        for axis, fmt in saved_ticks:
-            axis.set_major_formatter(fmt)
+        for axis, which, fmt in saved_ticks:
+            getattr(axis, f"set_{which}_formatter")(fmt)
+
+
+def _translated(inner):
+    """A tick formatter that gives ``inner``'s labels in Chinese (numbers pass through unchanged)."""
+    from matplotlib.ticker import Formatter
+
+    class Translated(Formatter):
+        def __call__(self, x, pos=None):
+            return translate_text(str(inner(x, pos)))
+
+        def format_ticks(self, values):
+            return [translate_text(str(v)) for v in inner.format_ticks(values)]
+
+        def set_locs(self, locs):
+            inner.set_locs(locs)
+
+        def get_offset(self):
+            return inner.get_offset()
+
+        def set_axis(self, axis):
+            super().set_axis(axis)
+            inner.set_axis(axis)
+
+    return Translated()
 
 
 _CELL = re.compile(r">([^<>]+)<")

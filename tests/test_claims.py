@@ -45,7 +45,8 @@ def test_check_must_return_a_verdict_for_its_claim(monkeypatch):
         claims.run("C01", None)
 
 
-def test_box_shows_words_verdict_and_finding_and_collapses_the_protocol():
+def test_box_shows_words_verdict_and_finding_and_collapses_the_protocol(monkeypatch):
+    monkeypatch.setenv("EMBEDBOOK_LANGS", "en")  # made-up English texts, which have no Chinese
     v = claims.judge("C02", {"max_diff": 0.0}, lambda outcome: "the evidence", strength="exact",
                      finding=lambda outcome: "What was found.")
     md = claims.verdict_markdown(v)
@@ -65,7 +66,8 @@ def test_a_revised_rule_is_never_headed_declared_before_measuring(monkeypatch):
     assert "revised after measuring" in md and "a looser tolerance" in md and "declared before measuring" not in md
 
 
-def test_a_finding_is_at_most_two_short_sentences():
+def test_a_finding_is_at_most_two_short_sentences(monkeypatch):
+    monkeypatch.setenv("EMBEDBOOK_LANGS", "en")
     with pytest.raises(ValueError, match="finding has"):
         claims.judge("C02", {"max_diff": 0.0}, lambda outcome: "e", finding=lambda outcome: "word " * 60)
 

@@ -99,10 +99,13 @@ def test_figure_and_table_labels_are_translated(monkeypatch):
     fig, ax = plotting.subplots()
     ax.bar(["dot product", "frog"], [1, 2])
     ax.set_xlabel("vector length")
+    ax2 = fig.add_axes([0.6, 0.6, 0.2, 0.2])
+    ax2.set_xticks([0, 1], ["dot product", "frog"])  # a FuncFormatter in recent matplotlib
     fig.canvas.draw()
     with i18n.figure_in(fig, "zh"):
         assert ax.get_xlabel() == "向量长度"
         assert [t.get_text() for t in ax.get_xticklabels()] == ["点积", "frog"]  # one data word stays
+        assert [t.get_text() for t in ax2.get_xticklabels()] == ["点积", "frog"]
     assert ax.get_xlabel() == "vector length"
     assert i18n.translate_html("<style>th {a: b}</style><th>dot product</th><td>frog</td>") == \
         "<style>th {a: b}</style><th>点积</th><td>frog</td>"
