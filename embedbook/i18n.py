@@ -206,7 +206,7 @@ def tr(text: Any, lang: str | None = None) -> str:
 # --- what needs a translation ------------------------------------------------------------------------------
 
 _MATH = re.compile(r"\$\$.+?\$\$|\$[^$\n]+\$", re.S)
-_CODE = re.compile(r"``[^`]+``|`[^`\n]+`")
+_CODE = re.compile(r"``[^`]+``|`(?:[^`\n]|\n(?!\s*\n))+`")  # inline code may run over a line break
 _ROLE = re.compile(r"\{[\w:-]+\}`[^`]*`")
 _URL = re.compile(r"https?://\S+")
 _TAG = re.compile(r"<[^>]+>")
@@ -388,6 +388,8 @@ def problems(en: str, zh: str, template: bool = False) -> list[str]:
 def translate_text(text: str) -> str:
     """A figure's or table's label in Chinese: a message of this run or a catalog entry; one word (a name,
     a data word) may stay as it is; a label of several English words without Chinese raises."""
+    if text in _seen:  # formatted this run, even with no word of two letters ("729 q.")
+        return _seen[text]
     if not needs_translation(text):
         return text
     found = lookup(text)
