@@ -81,7 +81,7 @@ def chapter_page(chapter: str, full: bool = False) -> Path:
     root = Path(__file__).resolve().parents[1]
     bin_ = Path(sys.executable).parent
     work = Path(tempfile.mkdtemp(prefix=f"words-{chapter}-"))
-    env = dict(os.environ, PYTHONHASHSEED="0", HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1")
+    env = dict(os.environ, PYTHONHASHSEED="0", HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1", EMBEDBOOK_LANGS="en")
     cmd = [str(bin_ / "embedbook"), "run", chapter, "--out", str(work)] + ([] if full else ["--smoke"])
     subprocess.run(cmd, cwd=root, env=env, check=True, stdout=subprocess.DEVNULL)
     cfg = _page_config(work)
