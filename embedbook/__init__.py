@@ -32,7 +32,7 @@ LIBRARY = (
     "align", "contextual", "data", "device", "dynamics", "init", "lm", "lookup", "ngram", "plotting", "quantize",
     "similarity", "sizing", "stats", "timing", "tokenize", "word2vec",
 )
-BOOK = ("book", "claims", "cli", "experiments", "sphinxext")
+BOOK = ("book", "claims", "cli", "experiments", "i18n", "sphinxext", "translations")
 __all__ = [*LIBRARY, *BOOK]
 
 

@@ -95,10 +95,12 @@ def each(fn: Callable[[], Any]) -> dict[str, Any]:
 
 
 def locale_dir() -> Path:
-    """``locale/zh`` in the book's checkout."""
-    from embedbook import book
-
-    return book.root() / "locale" / "zh"
+    """``locale/zh`` in the book's checkout: beside the package in a clone (an installed wheel has none, and
+    writes English only). Raises ``FileNotFoundError`` where there is none."""
+    folder = Path(__file__).resolve().parents[1] / "locale" / "zh"
+    if not folder.is_dir():
+        raise FileNotFoundError(f"{folder} not found: the Chinese catalogs come with a clone of the book")
+    return folder
 
 
 @lru_cache(maxsize=1)
@@ -421,11 +423,21 @@ def figure_in(fig, lang: str) -> Iterator[None]:
                 fmt = getattr(axis, f"get_{which}_formatter")()
                 saved_ticks.append((axis, which, fmt))
                 getattr(axis, f"set_{which}_formatter")(_translated(fmt))
+    mixed = []  # Chinese beside $math$: mathtext draws the words in the label's first font only (DejaVu)
     try:
         for t, text in saved_texts:
-            t.set_text(translate_text(text))
+            zh = translate_text(text)
+            t.set_text(zh)
+            if "$" in zh and re.search(r"[\u4e00-\u9fff]", zh):  # its words in the CJK font (Latin too)
+                from embedbook.plotting import CJK_FONT
+
+                prop = t.get_fontproperties()
+                mixed.append((prop, prop.get_family()))
+                prop.set_family([CJK_FONT])
         yield
     finally:
+        for prop, family in mixed:
+            prop.set_family(family)
         for t, text in saved_texts:
             t.set_text(text)
         for axis, which, fmt in saved_ticks:
@@ -525,10 +537,36 @@ def first_sentence(text: str) -> str:
     return text.strip()[: m.end()].strip() if m else text.strip()
 
 
+@contextlib.contextmanager
+def _no_missing_glyphs(what: str) -> Iterator[None]:
+    """Raise if matplotlib drew a glyph its font lacks (a box where a character should be)."""
+    import logging
+    import warnings
+
+    missed: list[str] = []
+
+    class Catch(logging.Handler):
+        def emit(self, record):
+            if "glyph" in record.getMessage():
+                missed.append(record.getMessage())
+
+    handler, log = Catch(), logging.getLogger("matplotlib")
+    log.addHandler(handler)
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            yield
+        missed += [str(w.message) for w in caught if "glyph" in str(w.message).lower()]
+    finally:
+        log.removeHandler(handler)
+    if missed:
+        raise RuntimeError(f"{what} draws characters its font lacks: {missed[0]}")
+
+
 def _show_figure(fig) -> None:
     bundles = {}
     for lang in languages():
-        with figure_in(fig, lang):
+        with figure_in(fig, lang), _no_missing_glyphs(f"the {lang} figure"):
             bundles[lang] = _bundle(fig)
     publish(bundles)
 

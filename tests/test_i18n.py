@@ -2,6 +2,7 @@
 keys, references, links, math, code, numbers and placeholders (embedbook.translations.drift); and the
 machinery that writes both languages from one execution (embedbook.i18n)."""
 
+import io
 import json
 import shutil
 from pathlib import Path
@@ -107,6 +108,10 @@ def test_figure_and_table_labels_are_translated(monkeypatch):
         assert [t.get_text() for t in ax.get_xticklabels()] == ["点积", "frog"]  # one data word stays
         assert [t.get_text() for t in ax2.get_xticklabels()] == ["点积", "frog"]
     assert ax.get_xlabel() == "vector length"
+    ax.set_title("vector length $V d$")  # Chinese beside math: drawn in the CJK font, no missing glyph
+    monkeypatch.setattr(i18n, "_catalog", lambda: {"vector length $V d$": "向量长度 $V d$"})
+    with i18n.figure_in(fig, "zh"), i18n._no_missing_glyphs("the figure"):
+        fig.savefig(io.BytesIO(), format="svg")
     assert i18n.translate_html("<style>th {a: b}</style><th>dot product</th><td>frog</td>") == \
         "<style>th {a: b}</style><th>点积</th><td>frog</td>"
     with pytest.raises(i18n.MissingTranslation):
