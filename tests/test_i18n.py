@@ -109,7 +109,8 @@ def test_figure_and_table_labels_are_translated(monkeypatch):
         assert [t.get_text() for t in ax2.get_xticklabels()] == ["点积", "frog"]
     assert ax.get_xlabel() == "vector length"
     ax.set_title("vector length $V d$")  # Chinese beside math: drawn in the CJK font, no missing glyph
-    monkeypatch.setattr(i18n, "_catalog", lambda: {"vector length $V d$": "向量长度 $V d$"})
+    monkeypatch.setattr(i18n, "_catalog", lambda: {"vector length $V d$": "向量长度 $V d$", "vector length": "向量长度",
+                                                   "dot product": "点积"})
     with i18n.figure_in(fig, "zh"), i18n._no_missing_glyphs("the figure"):
         fig.savefig(io.BytesIO(), format="svg")
     assert i18n.translate_html("<style>th {a: b}</style><th>dot product</th><td>frog</td>") == \
