@@ -482,10 +482,20 @@ class Search:
         if not self.queries or not self.corpora or not self.date:
             raise ValueError("a Search records its queries, the corpora searched and the date")
 
+    def notes(self) -> list[str]:
+        """The words of this record a reader reads as prose: a query that is a note ("no new search: …")
+        and a corpus named in words; the rest (queries as typed, corpus names) stays as it was searched."""
+        return [q for q in self.queries if q.startswith("no new search")] + [c for c in self.corpora if " " in c]
+
     def markdown(self) -> str:
-        queries = "; ".join(f"“{q}”" for q in self.queries)
+        def query(q: str) -> str:
+            if q in self.notes():
+                return f"“{tr(q)}”"
+            return f"“{q}”" if i18n.current() == "en" else f"`{q}`"  # as typed, in English
+
         return _("{n} queries ({queries}) in {corpora}, {date}").format(
-            n=len(self.queries), queries=queries, corpora=", ".join(self.corpora), date=self.date)
+            n=len(self.queries), queries="; ".join(query(q) for q in self.queries),
+            corpora=", ".join(tr(c) if c in self.notes() else c for c in self.corpora), date=self.date)
 
 
 def _counted(spec: str | tuple[str, str]) -> tuple[str, str]:

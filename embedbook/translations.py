@@ -70,6 +70,7 @@ def claim_units(chapter: str) -> list[tuple[str, str]]:
             for s in r.literature.sources:
                 out += [(s.finding, "declared"), (s.where, "declared")]
             out.append((r.literature.strongest_against, "declared"))
+            out += [(note, "declared") for note in r.literature.search.notes()]
     return [(u, k) for u, k in out if i18n.needs_translation(u)]
 
 

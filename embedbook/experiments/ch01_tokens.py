@@ -19,8 +19,8 @@ LANGS = ("en", "de", "fr", "ru", "el", "ar", "he", "hi", "zh", "ja", "ko")  # C3
 
 def _data(text: str) -> str:
     """A table cell that is data (pieces, words), shown as it is in both editions."""
-    _("{}").format(text.strip())  # a table's cell is looked up without its surrounding spaces
-    return _("{}").format(text)
+    i18n.verbatim(text.strip())  # a table's cell is looked up without its surrounding spaces
+    return i18n.verbatim(text)
 
 
 def chinese_texts(n_lines: int) -> list[str]:
@@ -503,8 +503,8 @@ class VocabSweep(Result):
 
     def table(self) -> list[dict]:
         """One row per size (for a table)."""
-        return [{_("requested V").en: q, _("V reached").en: v, _("held-out tokens").en: n, _("characters per token").en: c,
-                 _("table parameters (V·d)").en: p}
+        return [{_("requested V").en: q, _("V reached").en: v, _("held-out tokens").en: n,
+                 _("characters per token").en: c, _("table parameters (V·d)").en: p}
                 for q, v, n, c, p in zip(self.requested, self.vocab, self.tokens, self.chars_per_token, self.table_params)]
 
 
@@ -807,7 +807,8 @@ def run_assembled(tokenizer, model, words: list[str], n_words: int = 400, device
     s_cos = (stats.unit_rows(s_built) * stats.unit_rows(s_whole)).sum(1)
     unit = stats.unit_rows(whole)
     off = (unit @ unit.T)[~torch.eye(len(chosen), dtype=torch.bool)]
-    examples = [{_("word").en: _data(w), _("pieces").en: _data(" ".join(ps)), _("cosine").en: float(c), _("rank").en: int(k) + 1}
+    examples = [{_("word").en: _data(w), _("pieces").en: _data(" ".join(ps)), _("cosine").en: float(c),
+                 _("rank").en: int(k) + 1}
                 for (w, ps), c, k in list(zip(chosen, cos, ranks))[:8]]
     n = len(chosen)
     return Assembled(

@@ -11,7 +11,7 @@ import numpy as np
 import torch
 from torch.utils.flop_counter import FlopCounterMode
 
-from embedbook import claims, data, lm, sizing, stats, timing
+from embedbook import claims, data, i18n, lm, sizing, stats, timing
 from embedbook.experiments import ch03_sizing as ch03
 from embedbook.book import Result
 from embedbook.claims import CONFIRMED, CORRECTED, INCONCLUSIVE, REFUTED
@@ -618,7 +618,7 @@ def width_label(name: str) -> str:
     models and vector sets as they are in both editions."""
     described = {"GloVe 6B 50d (the book's vectors)": _("GloVe 6B 50d (the book's vectors)"),
                  "MiniLM-L6 (installed config)": _("MiniLM-L6 (installed config)")}
-    return described[name] if name in described else _("{}").format(name)
+    return described[name] if name in described else i18n.verbatim(name)
 
 
 def _c42_named(*names: str) -> tuple[claims.Source, ...]:

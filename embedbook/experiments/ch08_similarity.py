@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import torch
 
-from embedbook import book, claims, similarity, stats, timing
+from embedbook import book, claims, i18n, similarity, stats, timing
 from embedbook.book import Result
 from embedbook.claims import CONFIRMED, CORRECTED, INCONCLUSIVE, REFUTED
 from embedbook.i18n import _
@@ -40,7 +40,7 @@ device_words = book.device_words  # kept under this name for the tests
 def space_label(name: str) -> str:
     """A space's name (:attr:`LengthFrequency.name`) for a reader: "MiniLM input" translated, the names of
     models as they are in both editions."""
-    return _("MiniLM input") if name == "MiniLM input" else _("{}").format(name)
+    return _("MiniLM input") if name == "MiniLM input" else i18n.verbatim(name)
 
 
 def neighbour_table(space: Space, words: list[str], k: int = 10,
@@ -49,9 +49,9 @@ def neighbour_table(space: Space, words: list[str], k: int = 10,
     (word, measure) and whose rows are the ranks 1…k (hide its index)."""
     import pandas as pd
 
-    # the words are data, shown as they are in both editions (_("{}")); the measures' names are translated
-    found = {_("{}").format(w): {m: [_("{}").format(x) for x, _s in similarity.neighbours(space, w, k, m)]
-                                 for m in measures} for w in words}
+    # the words are data, shown as they are in both editions; the measures' names are translated
+    found = {i18n.verbatim(w): {m: [i18n.verbatim(x) for x, _s in similarity.neighbours(space, w, k, m)]
+                                for m in measures} for w in words}
     label = {"cosine": _("cosine"), "dot": _("dot"), "euclidean": _("euclidean")}  # equal to the measure's name
     return pd.concat({w: pd.DataFrame({label.get(m, m): col for m, col in cols.items()}) for w, cols in found.items()},
                      axis=1)

@@ -63,9 +63,9 @@ def test_lang_and_switch(page):
 
 def prose(path: Path) -> str:
     """A page's visible prose: its visible text without tables and inline code (names and data, not
-    sentences)."""
+    sentences) and without the articles' quotes (their own words, English names included)."""
     soup = BeautifulSoup(read(path), "html.parser")
-    for el in soup.select("table, code, .pst-scrollable-table-container"):
+    for el in soup.select("table, code, .pst-scrollable-table-container, blockquote"):
         el.decompose()
     return visible_words.visible_text(str(soup))
 
