@@ -191,6 +191,19 @@ def verbatim(text: Any) -> Msg:
     return Msg(text, text)
 
 
+def here(text: Any) -> str:
+    """``text`` in the language being written: a message's own side; a plain string (a name) as it is."""
+    return str(tr(text)) if isinstance(text, Msg) else str(text)
+
+
+def chain(words: list, joint: Msg) -> str:
+    """``words`` joined pairwise by ``joint`` (e.g. ``_("{first} and {last}")``), in the language being written."""
+    out = ""
+    for w in words:
+        out = here(w) if not out else str(joint.format(first=out, last=here(w)))
+    return out
+
+
 def tr(text: Any, lang: str | None = None) -> str:
     """``text`` in ``lang`` (default: the current language): a :class:`Msg`'s own side, else the catalog's
     Chinese of a fixed string (a rule's declared words). Raises :class:`MissingTranslation` in a bilingual
@@ -212,7 +225,7 @@ _CODE = re.compile(r"``[^`]+``|`(?:[^`\n]|\n(?!\s*\n))+`")  # inline code may ru
 _ROLE = re.compile(r"\{[\w:-]+\}`[^`]*`")
 _URL = re.compile(r"https?://\S+")
 _TAG = re.compile(r"<[^>]+>")
-_STRUCT = re.compile(r"^\s*(?:`{3,}.*|:{3,}.*|:[\w-]+:.*|\([\w-]+\)=|---+|\|[-:| ]+\|)\s*$", re.M)
+_STRUCT = re.compile(r"^\s*(?:`{3,}.*|:{3,}.*|:[\w-]+:.*|\([\w-]+\)=|---+|\|[-:| ]+\||\.\. [\w:-]+::.*)\s*$", re.M)
 _WORD = re.compile(r"[A-Za-z]{2,}")
 
 
@@ -234,13 +247,14 @@ def sentence_like(text: str) -> bool:
     return len(re.findall(r"[A-Za-z]{3,}", prose_of(text))) >= 2
 
 
-_RUN = re.compile(r"(?:[A-Za-z][A-Za-z'’-]*[\s,;:()\"“”]+){3,}[A-Za-z][A-Za-z'’-]*")
+_RUN = re.compile(r"(?:[A-Za-z][A-Za-z'’-]*[\s,;()]+){3,}[A-Za-z][A-Za-z'’-]*")
+_QUOTED = re.compile(r"“[^”]*”|\"[^\"\n]*\"|‘[^’]*’|「[^」]*」")
 
 
 def english_left(text: str) -> list[str]:
-    """Runs of four or more English words in ``text`` outside math, code and markup: a sentence left
-    untranslated in a Chinese text."""
-    return [m.group(0).strip() for m in _RUN.finditer(prose_of(text))]
+    """Runs of four or more English words in ``text`` outside math, code, markup and quotation marks (an
+    English example sentence is data: “the dog bit the man”): a sentence left untranslated in a Chinese text."""
+    return [m.group(0).strip() for m in _RUN.finditer(_QUOTED.sub(" ", prose_of(text)))]
 
 
 def refuse_english(text: str, what: str) -> None:
