@@ -109,8 +109,11 @@ def _edition(_args) -> int:
     config = yaml.safe_load((base / "_config.yml").read_text(encoding="utf-8"))
     config["title"] = zh(config["title"])
     config["html"]["extra_footer"] = zh(config["html"]["extra_footer"])
-    config["sphinx"]["config"].update({"language": "zh_CN", "embedbook_language": "zh",
-                                       "nb_code_prompt_show": "显示代码", "nb_code_prompt_hide": "隐藏代码"})
+    config["sphinx"]["config"].update({
+        "language": "zh_CN", "embedbook_language": "zh",
+        "smartquotes": False,  # docutils would turn the articles' "…" into ”…” (no opening quote in zh)
+        "nb_code_prompt_show": "显示代码", "nb_code_prompt_hide": "隐藏代码",
+        "togglebutton_hint": "点击显示", "togglebutton_hint_hide": "点击隐藏"})
     config["bibtex_bibfiles"] = [str(base / b) for b in config["bibtex_bibfiles"]]
     toc = yaml.safe_load((base / "_toc.yml").read_text(encoding="utf-8"))
     for part in toc.get("parts", []):

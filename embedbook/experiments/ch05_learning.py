@@ -34,27 +34,14 @@ OPTIMIZER_LABELS = {"sgd": "SGD", "sgd_momentum": _("SGD + momentum"), "adam": "
                     "sparse_adam": "SparseAdam"}
 
 
-def _here(text: str) -> str:
-    """``text`` in the language being written: a message's own side; a name that reads the same in both as it is."""
-    return str(tr(text)) if isinstance(text, i18n.Msg) else text
-
-
-def _chain(words: list[str], joint: i18n.Msg) -> str:
-    """``words`` joined pairwise by ``joint`` (``_("{first} and {last}")``), in the language being written."""
-    out = ""
-    for w in words:
-        out = _here(w) if not out else str(joint.format(first=out, last=_here(w)))
-    return out
-
-
 def _and_all(words: list[str]) -> str:
     """``" and ".join(words)`` in the language being written."""
-    return _chain(words, _("{first} and {last}"))
+    return i18n.chain(words, _("{first} and {last}"))
 
 
 def _or_all(words: list[str]) -> str:
     """``" or ".join(words)`` in the language being written."""
-    return _chain(words, _("{first} or {last}"))
+    return i18n.chain(words, _("{first} or {last}"))
 
 
 def _semicolons(parts) -> str:
@@ -641,7 +628,7 @@ def check_c14(r: Survey) -> claims.Verdict:
     unstated = [x.model for x in r.records if x.sgd_family and x.sparse_embedding_grads and not x.reason_is_sparse]
 
     def evidence(v: str) -> str:
-        names = lambda models: _commas(_here(m) for m in models)
+        names = lambda models: _commas(i18n.here(m) for m in models)
         head = (_("Of {n_models} large language models whose papers state the optimizer, {n_adam} used Adam, AdamW or "
                   "Adafactor, with dense embedding gradients, and {n_sgd} an SGD-family optimizer").format(
                       n_models=r.n_models, n_adam=r.n_adam_family, n_sgd=r.n_sgd)
@@ -1053,7 +1040,7 @@ def _signed_span(lo: float, hi: float) -> str:
 
 def _join(words: list[str]) -> str:
     """``a``, ``a and b``, ``a, b and c``, in the language being written."""
-    words = [_here(w) for w in words]
+    words = [i18n.here(w) for w in words]
     if len(words) < 3:
         return _and_all(words)
     return str(_("{first} and {last}").format(first=", ".join(words[:-1]), last=words[-1]))

@@ -20,19 +20,6 @@ LITERAL, READING = "var_inv_sqrt_d", "std_inv_sqrt_d"  # the article's N(0, 1/âˆ
 _CORPUS: dict = {}
 
 
-def _here(text: str) -> str:
-    """``text`` in the language being written: a message's own side; a name that reads the same in both as it is."""
-    return str(tr(text)) if isinstance(text, i18n.Msg) else text
-
-
-def _chain(words: list[str], joint: i18n.Msg) -> str:
-    """``words`` joined pairwise by ``joint`` (``_("{first} and {last}")``), in the language being written."""
-    out = ""
-    for w in words:
-        out = _here(w) if not out else str(joint.format(first=out, last=_here(w)))
-    return out
-
-
 def _semicolons(parts) -> str:
     """``"; ".join(parts)``, with the full-width semicolon in Chinese."""
     return ("ï¼›" if i18n.current() == "zh" else "; ").join(str(p) for p in parts)
@@ -176,7 +163,7 @@ def check_c21(r: Step0) -> claims.Verdict:
     over = [d for d in r.dims if lit[d]["logit_std"] > limit]
 
     def at(stats: dict, key: str, fmt: str) -> str:
-        return _chain([str(_("{value} at d = {d}").format(value=format(stats[d][key], fmt), d=d)) for d in r.dims],
+        return i18n.chain([str(_("{value} at d = {d}").format(value=format(stats[d][key], fmt), d=d)) for d in r.dims],
                       _("{first} and {last}"))
 
     def evidence(v: str) -> str:
@@ -823,12 +810,12 @@ def check_c23(r: WarmupSweep) -> claims.Verdict:
             return (_("tied, lr {lr:g}: warm-up lowered the {models} model's loss by {least:g} nats or more on every "
                       "seed") if tied else
                     _("untied, lr {lr:g}: warm-up lowered the {models} model's loss by {least:g} nats or more on every "
-                      "seed")).format(lr=lr, models=_chain(big, _("{first} and the {last}")), least=t["min_effect"])
+                      "seed")).format(lr=lr, models=i18n.chain(big, _("{first} and the {last}")), least=t["min_effect"])
         if every:
             return (_("tied, lr {lr:g}: warm-up lowered the {models} model's loss on every seed, but by less than "
                       "{least:g} nats on some") if tied else
                     _("untied, lr {lr:g}: warm-up lowered the {models} model's loss on every seed, but by less than "
-                      "{least:g} nats on some")).format(lr=lr, models=_chain(every, _("{first} and the {last}")),
+                      "{least:g} nats on some")).format(lr=lr, models=i18n.chain(every, _("{first} and the {last}")),
                                                          least=t["min_effect"])
         return (_("tied, lr {lr:g}: it lowered neither model's loss on every seed") if tied else
                 _("untied, lr {lr:g}: it lowered neither model's loss on every seed")).format(lr=lr)

@@ -81,6 +81,26 @@ def test_chinese_chapter_is_chinese(page):
     assert not left, f"zh/{page}: English left in the Chinese prose: {left[:5]}"
 
 
+LITERAL = re.compile(r"\*{1,2}[^*\s][^*\n]{0,60}?\*{1,2}(?=[\u4e00-\u9fff\w])|(?<![\w*])\*\*(?=[\u4e00-\u9fff])")
+
+
+def test_literal_check_catches_cjk_emphasis():
+    assert LITERAL.search("*依据：*真实数据") and LITERAL.search("**证据强度。**文本")
+    assert not LITERAL.search("2 * 3 * 4 的积") and not LITERAL.search("依据：真实数据")
+
+
+@pytest.mark.parametrize("page", chapter_pages(), ids=lambda p: p.stem)
+def test_no_literal_emphasis_in_chinese(page):
+    """CommonMark does not close *…* after CJK punctuation before a CJK character (*依据：*真): the markers
+    would show as text. Read with the collapsed protocols open, outside code and math."""
+    soup = BeautifulSoup(read(ZH / page), "html.parser")
+    main = soup.select_one("article.bd-article")
+    for el in main.select("pre, code, .math, mjx-container, div.cell_input, script, style"):
+        el.decompose()
+    found = LITERAL.findall(main.get_text(" "))
+    assert not found, f"zh/{page}: Markdown emphasis shown as text: {found[:5]}"
+
+
 def boxes(path: Path) -> dict[str, str]:
     soup = BeautifulSoup(read(path), "html.parser")
     return {box.get("id"): " ".join(sorted(c for c in box.get("class", []) if c.startswith("verdict-")))
