@@ -122,7 +122,7 @@ def _edition(_args) -> int:
     (work / "_config.yml").write_text(yaml.safe_dump(config, allow_unicode=True, sort_keys=False), encoding="utf-8")
     (work / "_toc.yml").write_text(yaml.safe_dump(toc, allow_unicode=True, sort_keys=False), encoding="utf-8")
     code = subprocess.call(["jupyter-book", "build", str(base), "--config", str(work / "_config.yml"),
-                            "--toc", str(work / "_toc.yml"), "--path-output", str(work), "-W", "--keep-going"])
+                            "--toc", str(work / "_toc.yml"), "--path-output", str(work), "--all", "-W", "--keep-going"])  # --all: the catalogs are no Sphinx dependency
     if code:
         return code
     target = base / "_build" / "html" / "zh"
