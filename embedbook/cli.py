@@ -83,10 +83,16 @@ def _execute(_args) -> int:
     return 1 if result["failed"] else 0
 
 
+def _jupyter_book() -> str:
+    """The jupyter-book beside this Python (the venv's, whether or not it is on PATH), else the one on PATH."""
+    here = Path(sys.executable).parent / "jupyter-book"
+    return str(here) if here.exists() else "jupyter-book"
+
+
 def _build(_args) -> int:
     if _execute(_args):
         return 1
-    return subprocess.call(["jupyter-book", "build", str(book.root()), "-W", "--keep-going"]) or _edition(_args)
+    return subprocess.call([_jupyter_book(), "build", str(book.root()), "-W", "--keep-going"]) or _edition(_args)
 
 
 def _edition(_args) -> int:
@@ -121,7 +127,7 @@ def _edition(_args) -> int:
     work.mkdir(parents=True, exist_ok=True)
     (work / "_config.yml").write_text(yaml.safe_dump(config, allow_unicode=True, sort_keys=False), encoding="utf-8")
     (work / "_toc.yml").write_text(yaml.safe_dump(toc, allow_unicode=True, sort_keys=False), encoding="utf-8")
-    code = subprocess.call(["jupyter-book", "build", str(base), "--config", str(work / "_config.yml"),
+    code = subprocess.call([_jupyter_book(), "build", str(base), "--config", str(work / "_config.yml"),
                             "--toc", str(work / "_toc.yml"), "--path-output", str(work), "--all", "-W", "--keep-going"])  # --all: the catalogs are no Sphinx dependency
     if code:
         return code
