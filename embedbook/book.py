@@ -205,6 +205,11 @@ def run_chapter(
     return out, time.perf_counter() - start
 
 
+def cache_path() -> Path:
+    """The jupyter-cache the book's one execution fills and both editions' builds read."""
+    return root() / "_build" / ".jupyter_cache"
+
+
 PAGES = ("16_verdicts", "claims", "status", "using")  # notebooks that read the chapters' results, run after them
 
 
@@ -224,7 +229,7 @@ def execute_into_cache(cache_dir: Path | None = None, timeout: int = CELL_TIMEOU
 
     base = root()
     os.environ["EMBEDBOOK_LANGS"] = ",".join(i18n.LANGS)  # inherited by the kernels
-    cache = get_cache(str(cache_dir or base / "_build" / ".jupyter_cache"))
+    cache = get_cache(str(cache_dir or cache_path()))
     cache.clear_cache()
     for nb in cache.list_project_records():
         cache.remove_nb_from_project(nb.uri)

@@ -81,9 +81,8 @@ def verdict_word(verdict: str) -> str:
 
 def verdict_name(verdict: str) -> str:
     """A verdict as a box heads it ("Confirmed with a correction"), in the current language."""
-    return {CONFIRMED: _("Confirmed"), CORRECTED: _("Confirmed with a correction"), REFUTED: _("Refuted"),
-            INCONCLUSIVE: _("Inconclusive here"), NOT_HERE: _("Cannot be reproduced here"),
-            PENDING: _("Pending")}[verdict]
+    word = str(verdict_word(verdict))
+    return word[:1].upper() + word[1:]
 
 
 LONG = "000"  # seeds/000_a20c4a869fa23ada.txt, 《Embedding层：从离散符号到语义空间的第一步》

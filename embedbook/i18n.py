@@ -103,6 +103,9 @@ def locale_dir() -> Path:
     return folder
 
 
+HIDDEN = {"remove-input", "remove-cell"}  # tags of code cells a reader never sees: their comments are no units
+
+
 @lru_cache(maxsize=1)
 def _catalog() -> dict[str, str]:
     try:
@@ -110,6 +113,11 @@ def _catalog() -> dict[str, str]:
     except FileNotFoundError:  # the package outside a checkout: English only
         return {}
     return merged(folder)
+
+
+def catalog() -> dict[str, str]:
+    """Every translated msgid of ``locale/zh`` → its Chinese (read once; :func:`reload` reads again)."""
+    return _catalog()
 
 
 def merged(folder: Path) -> dict[str, str]:
@@ -137,7 +145,7 @@ def lookup(text: str) -> str | None:
     """The Chinese of ``text``: a formatted message of this run, else a catalog entry; None if neither."""
     if text in _seen:
         return _seen[text]
-    return _catalog().get(text)
+    return catalog().get(text)
 
 
 def _missing(text: str) -> str:
@@ -176,7 +184,7 @@ class Msg(str):
 
 def _(msgid: str) -> Msg:
     """The message ``msgid`` (its English), in the current language; ``.format`` fills both languages."""
-    zh = _catalog().get(msgid)
+    zh = catalog().get(msgid)
     if zh is None:
         zh = _missing(msgid) if "zh" in languages() and needs_translation(msgid) else msgid
     _seen[msgid] = zh

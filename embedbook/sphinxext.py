@@ -129,7 +129,7 @@ ZH_DIR = "zh"  # the Chinese edition's folder inside _build/html
 def _cache_dir() -> Path:
     from embedbook import book
 
-    return book.root() / "_build" / ".jupyter_cache"
+    return book.cache_path()
 
 
 def _executed(nb, docname: str):
@@ -163,7 +163,7 @@ def _keep_outputs(nb, lang: str) -> None:
 def _translator(docname: str):
     from embedbook import i18n
 
-    catalog = i18n.merged(Path(i18n.locale_dir()))
+    catalog = i18n.catalog()
 
     def translate(unit: str) -> str:
         zh = catalog.get(unit)
@@ -190,11 +190,10 @@ def _edition_source(app, docname, source) -> None:
         _keep_outputs(nb, lang)
         if lang == "zh":
             translate = _translator(docname)
-            hidden = {"remove-input", "remove-cell"}
             for cell in nb.cells:
                 if cell.cell_type == "markdown":
                     cell.source = i18n.translate_markdown(cell.source, translate)
-                elif cell.cell_type == "code" and not hidden & set(cell.metadata.get("tags", [])):
+                elif cell.cell_type == "code" and not i18n.HIDDEN & set(cell.metadata.get("tags", [])):
                     cell.source = i18n.translate_comments(cell.source, translate)
         source[0] = nbformat.writes(nb)
     elif path.suffix == ".md" and lang == "zh":

@@ -22,7 +22,6 @@ BOOK = "book"  # the catalog of everything that is not a chapter
 PAGES = ("book/intro.md", "book/bibliography.md", "book/api/index.md", "book/16_verdicts.ipynb",
          "book/claims.ipynb", "book/status.ipynb", "book/using.ipynb")
 MODULES = ("embedbook/claims.py", "embedbook/book.py", "embedbook/i18n.py", "embedbook/sphinxext.py")
-HIDDEN = {"remove-input", "remove-cell"}
 
 
 def _markdown_units(text: str) -> list[str]:
@@ -40,7 +39,7 @@ def notebook_units(path: Path) -> list[tuple[str, str]]:
         if cell["cell_type"] == "markdown":
             out += [(b, "markdown") for b in _markdown_units(src)]
         elif cell["cell_type"] == "code":
-            if not HIDDEN & set(cell.get("metadata", {}).get("tags", [])):
+            if not i18n.HIDDEN & set(cell.get("metadata", {}).get("tags", [])):
                 out += [(c, "comment") for _, _, c in i18n.comments(src)]
             out += [(t, "template") for t in i18n.templates(src)]
     return out
