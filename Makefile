@@ -10,10 +10,10 @@ STAMP  := $(VENV)/.installed
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 export PYTHONHASHSEED := 0
-# every run writes both editions' text (English and Chinese, embedbook.i18n); a missing Chinese raises
+# every run writes both editions' text (English and Chinese, embedbook.book.i18n); a missing Chinese raises
 export EMBEDBOOK_LANGS := en,zh
 
-.PHONY: book test check-html lab venv clean
+.PHONY: book test check-html lab venv clean page
 
 venv: $(STAMP)
 
@@ -26,15 +26,15 @@ $(STAMP): pyproject.toml constraints.txt
 # unit and property-based tests, then every chapter at smoke size, twice (offline, deterministic)
 test: venv
 	rm -rf _build/verdicts/smoke _build/papermill _build/papermill-second
-	$(BIN)/python -m pytest tests --ignore=tests/after_book --durations=15
+	$(BIN)/python -m pytest tests chapters --ignore=tests/after_book --durations=15
 
 # every chapter at full size, two at a time (one per core), then the pages that read their results, into the
-# build's cache, once; then the English book in _build/html and the Chinese one in _build/html/zh, both from
-# those outputs (no notebook is executed twice)
+# build's cache; a notebook whose inputs (its code and everything it imports) did not change since its last run
+# here is not run again (CI starts from an empty cache; `make clean` empties it). Then the English book in
+# _build/html and the Chinese one in _build/html/zh, both from those outputs (no notebook is executed twice)
 book: venv
-	rm -rf _build/verdicts/full _build/.jupyter_cache
 	$(BIN)/embedbook execute
-	$(BIN)/jupyter-book build . -W --keep-going
+	$(BIN)/jupyter-book build . --all -W --keep-going
 	$(BIN)/embedbook edition zh
 
 # after `make book`: every built page in headless Chromium (installed from Debian's packages if missing),
@@ -42,6 +42,17 @@ book: venv
 check-html: venv
 	command -v chromium >/dev/null || (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium)
 	$(BIN)/python -m pytest tests/after_book -q
+
+# one chapter in minutes: `make page 04` runs chapter 04 at smoke size, builds its page in both editions into
+# _build/page/04_tying/html (and html/zh) and runs the built-page checks on it
+ifeq (page,$(firstword $(MAKECMDGOALS)))
+  CHAPTER := $(word 2,$(MAKECMDGOALS))
+  $(eval $(CHAPTER):;@:)
+endif
+page: venv
+	@test -n "$(CHAPTER)" || (echo "usage: make page NN   (a chapter's number, e.g. make page 04)" >&2; exit 2)
+	command -v chromium >/dev/null || (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium)
+	$(BIN)/embedbook page $(CHAPTER)
 
 # JupyterLab (pinned in constraints.txt) in the same environment, opened on the chapters
 lab: venv

@@ -15,9 +15,11 @@ The library (what you import into your own work), one module per topic:
 - :mod:`embedbook.data` (offline models, vectors and corpora), :mod:`embedbook.device`,
   :mod:`embedbook.timing`, :mod:`embedbook.stats`, :mod:`embedbook.plotting`.
 
-The book's own layer — :mod:`embedbook.claims` (the articles' claims and their rules),
-:mod:`embedbook.book` (chapters, glue) and :mod:`embedbook.experiments` (each chapter's measurements
-and checks) — sits on top and is never imported by the library.
+The book's own layer sits on top and is never imported by the library: :mod:`embedbook.book` (the chapter
+runner and glue, with :mod:`~embedbook.book.claims` the claims machinery, :mod:`~embedbook.book.i18n` and
+:mod:`~embedbook.book.translations` the two editions, :mod:`~embedbook.book.sphinxext` the build's extension,
+:mod:`~embedbook.book.cli` the ``embedbook`` command) and :mod:`embedbook.chapters` (one package per chapter:
+its measurements and its claims, installed from the checkout's ``chapters/`` folder).
 
 Every module is importable as an attribute after ``import embedbook`` (loaded on first use).
 """
@@ -32,7 +34,7 @@ LIBRARY = (
     "align", "contextual", "data", "device", "dynamics", "init", "lm", "lookup", "ngram", "plotting", "quantize",
     "similarity", "sizing", "stats", "timing", "tokenize", "word2vec",
 )
-BOOK = ("book", "claims", "cli", "experiments", "i18n", "sphinxext", "translations")
+BOOK = ("book", "chapters")
 __all__ = [*LIBRARY, *BOOK]
 
 

@@ -1,6 +1,6 @@
 """One helper for the tests of the claim boxes' findings (``claims.judge(..., finding=)``)."""
 
-from embedbook import claims
+from embedbook.book import claims
 
 
 def all_findings(monkeypatch, run_check, tweaks=({},)) -> list[str]:

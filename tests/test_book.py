@@ -3,7 +3,8 @@ from dataclasses import dataclass
 
 import pytest
 
-from embedbook import book, claims
+from embedbook import book
+from embedbook.book import claims
 
 
 def test_chapters_in_toc_order():
@@ -142,22 +143,45 @@ def test_fresh_record_is_accepted(monkeypatch, tmp_path):
     assert claims.recorded_verdicts(smoke=True)["C02"]["verdict"] == claims.CONFIRMED
 
 
-def test_record_from_an_older_chapter_or_experiments_module_is_stale(monkeypatch, tmp_path):
+def test_record_from_older_inputs_is_stale(monkeypatch, tmp_path):
     _one_claim_store(monkeypatch, tmp_path)
     monkeypatch.setattr(book, "chapter_digest", lambda chapter: "0" * 64)  # the sources changed since
     with pytest.raises(RuntimeError, match="C02 are stale"):
         claims.recorded_verdicts(smoke=True)
 
 
-def test_digest_covers_the_experiments_module():
-    import hashlib
+def test_inputs_are_everything_a_chapter_imports():
+    """A verdict's digest covers the notebook, the chapter's own modules and every module they import, followed
+    from import to import: chapter 03's sizes live in ``embedbook.sizing`` (its ``MODELS`` table), which its
+    notebook imports; chapter 07 imports chapter 03's measurements. Its tests and other chapters' files are out."""
+    root = book.root()
+    names = {p.relative_to(root).as_posix() for p in book.inputs("03")}
+    assert {"chapters/ch03_sizing/03_sizing.ipynb", "chapters/ch03_sizing/measure.py", "chapters/ch03_sizing/claims.py",
+            "embedbook/sizing.py", "embedbook/book/claims.py", "chapters/ch03_sizing/zh.po",
+            "locale/zh/book.po"} <= names
+    assert not any(n.startswith("chapters/ch03_sizing/test_") for n in names)
+    assert not any(n.startswith("chapters/ch04") for n in names)
+    seven = {p.relative_to(root).as_posix() for p in book.inputs("07")}
+    assert "chapters/ch03_sizing/measure.py" in seven
+
+
+def test_digest_changes_with_a_library_table(monkeypatch):
+    """Editing ``sizing.MODELS`` (a library module, not the chapter's own files) makes chapter 03's records stale."""
     from pathlib import Path
 
-    import embedbook.experiments.ch02_lookup as ch02
+    before = book.chapter_digest("03_sizing")
+    sizing = (book.root() / "embedbook" / "sizing.py").resolve()
+    real = Path.read_bytes
+    monkeypatch.setattr(Path, "read_bytes", lambda self: real(self) + (b"# edited" if self.resolve() == sizing else b""))
+    assert book.chapter_digest("03_sizing") != before
+    assert book.chapter_digest("03") != before
 
-    notebook = book.chapter_path("02_lookup").read_bytes()
-    module = Path(ch02.__file__).read_bytes()
-    assert book.chapter_digest("02_lookup") == hashlib.sha256(notebook + module).hexdigest()
+
+def test_resolve_finds_a_chapter_by_its_number():
+    assert book.resolve(4) == book.resolve("04") == book.resolve("ch04_tying") == "04_tying"
+    assert book.chapter_dir("4").name == "ch04_tying"
+    with pytest.raises(ValueError, match="a number is enough"):
+        book.resolve("99")
 
 
 def test_record_that_no_longer_follows_from_its_figures_is_refused(monkeypatch, tmp_path):

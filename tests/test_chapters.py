@@ -20,7 +20,8 @@ from concurrent.futures import Future, ThreadPoolExecutor
 
 import pytest
 
-from embedbook import book, claims
+from embedbook import book
+from embedbook.book import claims
 from tests.conftest import CHAPTER_TIMES
 
 CHAPTERS = book.chapters()
@@ -57,7 +58,7 @@ def _offline_env(tmp) -> dict:
 
 def _execute(name: str, out_dir, env: dict) -> tuple[float, str]:
     start = time.perf_counter()
-    cmd = [sys.executable, "-m", "embedbook.cli", "run", name, "--smoke", "--out", str(out_dir)]
+    cmd = [sys.executable, "-m", "embedbook.book.cli", "run", name, "--smoke", "--out", str(out_dir)]
     proc = subprocess.run(cmd, env=env, capture_output=True, text=True)
     if proc.returncode != 0:
         raise RuntimeError(f"{name} failed:\n{proc.stderr[-6000:]}")

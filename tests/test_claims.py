@@ -4,13 +4,26 @@ import dataclasses
 
 import pytest
 
-from embedbook import book, claims
+from embedbook import book
+from embedbook.book import claims
 
 SEEDS = Path(__file__).resolve().parents[1].parent / "shared" / "seeds"
 
 
-def test_register_has_all_49_claims():
-    assert list(claims.CLAIMS) == [f"C{i:02d}" for i in range(1, 50)]
+def test_register_numbers_its_claims_without_gaps():
+    """The register is read from the chapters: its ids run C01, C02, … without a gap, each declared by the claims
+    module of the chapter named in it (how many there are is ``len(claims.CLAIMS)``, never typed)."""
+    assert list(claims.CLAIMS) == [f"C{i:02d}" for i in range(1, len(claims.CLAIMS) + 1)]
+    assert len(claims.CLAIMS) > 1
+    for c in claims.CLAIMS.values():
+        assert (book.chapter_dir(c.chapter) / "claims.py").exists(), c.id
+
+
+def test_a_claim_is_declared_in_a_chapter_module():
+    with pytest.raises(ValueError, match="chapter's module"):
+        claims.declare("embedbook.lookup", claims.claim("C01"))
+    with pytest.raises(ValueError, match="declared twice"):
+        claims.declare("embedbook.chapters.ch99_other.claims", claims.claim("C01"))
 
 
 @pytest.mark.skipif(not SEEDS.exists(), reason="the source articles (../shared/seeds) are not beside this checkout")
@@ -39,7 +52,7 @@ def test_verdict_rejects_unknown_verdict():
 
 
 def test_check_must_return_a_verdict_for_its_claim(monkeypatch):
-    claims.check_of("C01")  # import its experiments module first
+    claims.check_of("C01")  # import its chapter's claims module first
     monkeypatch.setitem(claims._CHECKS, "C01", lambda result: claims.Verdict("C02", claims.CONFIRMED, ""))
     with pytest.raises(TypeError, match="Verdict for C01"):
         claims.run("C01", None)
@@ -89,10 +102,8 @@ def test_every_check_writes_its_finding():
     """The box's visible finding is written per check (``judge(..., finding=)``), not the stand-in."""
     import ast
 
-    from embedbook import experiments
-
     missing = []
-    for path in sorted(Path(experiments.__file__).parent.glob("ch*.py")):
+    for path in sorted((book.root() / "chapters").glob("ch*/claims.py")):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "judge"
                     and not any(k.arg == "finding" for k in node.keywords)):

@@ -1,4 +1,4 @@
-from embedbook import cli
+from embedbook.book import cli
 
 
 def test_list_prints_chapters(capsys):
@@ -29,14 +29,15 @@ def test_explicit_parameter_wins_over_smoke(tmp_path, monkeypatch):
     from embedbook import book
 
     (tmp_path / "book").mkdir()
-    (tmp_path / "_toc.yml").write_text("format: jb-book\nroot: book/intro\nchapters:\n  - file: book/01_demo\n")
+    (tmp_path / "chapters" / "ch01_demo").mkdir(parents=True)
+    (tmp_path / "_toc.yml").write_text("format: jb-book\nroot: book/intro\nchapters:\n  - file: chapters/ch01_demo/01_demo\n")
     cells = [("parameters", "SMOKE = False\nN = 1000\nM = 10"), ("smoke", "if SMOKE:\n    N, M = 5, 2"),
              (None, "print(N, M)")]
     nb = {"cells": [{"cell_type": "code", "metadata": {"tags": [t]} if t else {}, "source": src, "outputs": [],
                      "execution_count": None} for t, src in cells],
           "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}},
           "nbformat": 4, "nbformat_minor": 5}
-    (tmp_path / "book" / "01_demo.ipynb").write_text(json.dumps(nb))
+    (tmp_path / "chapters" / "ch01_demo" / "01_demo.ipynb").write_text(json.dumps(nb))
     monkeypatch.setenv("EMBEDBOOK_ROOT", str(tmp_path))
     out, _ = book.run_chapter("01_demo", smoke=True, params={"N": 64}, out_dir=tmp_path / "out", progress=False)
     printed = json.loads(out.read_text())["cells"][-1]["outputs"][0]["text"]
@@ -126,7 +127,9 @@ def test_book_commands_without_the_book_extra_say_what_to_install(capsys, monkey
     _without(monkeypatch, "papermill", "jupyter_cache")
     ran = []
     monkeypatch.setattr(book, "run_chapter", lambda *a, **k: ran.append(a))
-    monkeypatch.setattr(book, "execute_into_cache", lambda *a, **k: ran.append(a))
+    from embedbook.book import execute
+
+    monkeypatch.setattr(execute, "execute_into_cache", lambda *a, **k: ran.append(a))
     for argv, missing in ((["run", "02_lookup", "--smoke"], "papermill"), (["execute"], "jupyter_cache"),
                           (["build"], "jupyter_cache")):
         assert cli.main(argv) == 2

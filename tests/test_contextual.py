@@ -8,12 +8,8 @@ import numpy as np
 import pytest
 import torch
 
-from embedbook import claims, contextual as cx, data
-
-
-@pytest.fixture(scope="module")
-def enc():
-    return data.load_encoder("minilm", device="cpu")
+from embedbook import contextual as cx, data
+from embedbook.book import claims
 
 
 # --- measures on synthetic data ---------------------------------------------------------------------
@@ -282,23 +278,6 @@ def test_with_table_leaves_original(enc):
     assert torch.equal(shuffled.norm(dim=1).sort().values, norms.sort().values)  # same rows, new places
 
 
-def test_sense_study_lookup_is_static(enc):
-    tok, model = enc
-    from embedbook.experiments.ch11_contextual import COMPANY, FRUIT
-
-    r = cx.sense_study(tok, model, FRUIT[:3], COMPANY[:3])
-    assert r.lookup_max_diff == 0.0 and r.lookup_accuracy == 0.5 and r.lookup_across == pytest.approx(1.0)
-    assert len(r.across) == 7 and r.n_a == r.n_b == 3
-    assert r.accuracy[-1] > r.lookup_accuracy
-
-
-def test_paraphrase_accuracy(enc):
-    tok, model = enc
-    from embedbook.experiments.ch12_qkv import PARAPHRASES
-
-    assert cx.paraphrase_accuracy(tok, model, PARAPHRASES[:4]) > 0.9
-
-
 def test_flop_count_matches_the_formula(enc):
     tok, model = enc
     sents = ["the apple was sweet and juicy", "a cat", "the new apple laptop has a faster chip"]
@@ -311,28 +290,8 @@ def test_flop_count_matches_the_formula(enc):
     assert model.config._attn_implementation == "sdpa"
 
 
-# --- the chapters' experiments on the real model ------------------------------------------------------
-
-
-def test_chapter11_checks_on_the_real_model(enc):
-    from embedbook.experiments import ch11_contextual as ch11
-
-    tok, model = enc
-    senses = ch11.run_senses(tok, model)
-    assert senses.max_row_diff == 0.0 and senses.max_layer0_diff <= 1e-5 and senses.repeated_tokens > 5
-    assert ch11.check_c10(senses).verdict == claims.CONFIRMED
-    cost = ch11.run_cost(tok, model, senses, copies=1, reps=1)
-    assert cost.cost_ratio > 1e4 and cost.lookup_flops_per_token == 0
-    assert cost.flops_per_token == pytest.approx(cost.flops_per_token_formula, rel=0.02)
-    assert cost.acc_lookup == 0.5 and cost.word_row_diff == 0.0  # one row for both senses: every sentence is a tie
-    assert senses.n_fruit == senses.n_company == 40 and 0.5 <= senses.acc_context_bag <= 1.0
-    v = ch11.check_c46(cost)
-    assert v.verdict in claims.rule_of("C46").outcomes and "operations per token" in v.evidence
-    assert "static bag of context" in v.evidence
-
-
 def _cost(acc_top, bag, ratio=55000.0, row_diff=0.0):
-    from embedbook.experiments import ch11_contextual as ch11
+    from embedbook.chapters.ch11_contextual import measure as ch11
 
     return ch11.Cost(word="apple", n_sentences=80, top_layer=6, acc_lookup=0.5, acc_context_bag=bag, acc_l0=0.6,
                      acc_top=acc_top, word_row_diff=row_diff, dim=384, tokens=200, flops_per_token=ratio * 384, flops_per_token_formula=ratio * 384,
@@ -348,9 +307,8 @@ def _cost(acc_top, bag, ratio=55000.0, row_diff=0.0):
     (0.95, 0.55, 500.0, claims.REFUTED, "fewer than 1,000 operations"),
 ])
 def test_c46_evidence_follows_the_outcome(acc_top, bag, ratio, verdict, phrase):
-    from embedbook.experiments import ch11_contextual as ch11
 
-    v = ch11.check_c46(_cost(acc_top, bag, ratio))
+    v = claims.run("C46", _cost(acc_top, bag, ratio))
     assert v.verdict == verdict and phrase in v.evidence
     assert "static bag of context" in v.evidence and "WiC" in v.evidence  # reported beside the rule, with its limit
     assert "Rule revised after measuring" in v.strength and "constructed demonstration" in v.strength
@@ -365,36 +323,15 @@ def test_c46_bag_of_context_does_not_decide():
 
 
 def test_c46_row_leg_is_an_identity_check():
-    from embedbook.experiments import ch11_contextual as ch11
 
-    v = ch11.check_c46(_cost(0.95, 0.55, row_diff=0.3))  # an input layer that read its context
+    v = claims.run("C46", _cost(0.95, 0.55, row_diff=0.3))  # an input layer that read its context
     assert v.verdict == claims.REFUTED and "the word's rows differ between sentences" in v.evidence
     assert "rows that differ between sentences by up to 0.3" in v.evidence
     assert "Rule, revised after measuring.** It was: a probe on the word's row" in claims.verdict_markdown(v)
 
 
-def test_c10_says_it_holds_by_definition(enc):
-    from embedbook.experiments import ch11_contextual as ch11
-
-    tok, model = enc
-    v = ch11.check_c10(ch11.run_senses(tok, model, fruit=ch11.FRUIT[:3], company=ch11.COMPANY[:3]))
-    assert v.verdict == claims.CONFIRMED and "by definition" in v.evidence and "by construction" in v.strength
-
-
-def test_chapter12_check_on_the_real_model(enc):
-    from embedbook.experiments import ch12_qkv as ch12
-
-    tok, model = enc
-    r = ch12.run_qkv(tok, model)
-    assert r.diff_full < 1e-5 < r.diff_no_bias and r.square == 1 and r.has_bias == 1
-    assert ch12.check_c24(r).verdict == claims.CORRECTED
-    swap = ch12.run_table_swap(tok, model, pairs=ch12.PARAPHRASES[:3])
-    assert swap.effects["original"]["shift_l0"] == 0.0 and swap.effects["shuffled"]["shift_l0"] > 0.01
-    assert "shuffled_final_cos" in swap.glued()
-
-
 def _calibration(static_paper=0.9999, random_paper=0.0, mean_static=0.9999, mean_random=0.0):
-    from embedbook.experiments import ch11_contextual as ch11
+    from embedbook.chapters.ch11_contextual import measure as ch11
 
     static = {"paper": static_paper, "released": 0.0026, "centred": 0.17}
     return ch11.Calibration(
@@ -405,7 +342,7 @@ def _calibration(static_paper=0.9999, random_paper=0.0, mean_static=0.9999, mean
 
 
 def _contextuality(matched, ci_half=0.01, calibration=None, paper=None):
-    from embedbook.experiments import ch11_contextual as ch11
+    from embedbook.chapters.ch11_contextual import measure as ch11
 
     states, occ = _synthetic()
     m = cx.measure_layers([np.concatenate([s] * 3) for s in states], occ, n_random=30)  # 6 layers: 0..5
@@ -435,10 +372,9 @@ def _contextuality(matched, ci_half=0.01, calibration=None, paper=None):
     ([0.64, 0.55, 0.50, 0.49, 0.34], 0.01, "random", claims.INCONCLUSIVE, "failed its own calibration"),
 ])
 def test_c11_evidence_follows_the_outcome(matched, ci_half, calibration, verdict, phrase):
-    from embedbook.experiments import ch11_contextual as ch11
 
     cal = {None: None, "static": _calibration(mean_static=0.3), "random": _calibration(mean_random=0.05)}[calibration]
-    v = ch11.check_c11(_contextuality(matched, ci_half, cal))
+    v = claims.run("C11", _contextuality(matched, ci_half, cal))
     assert v.verdict == verdict
     assert phrase in v.evidence
     assert "Ethayarajh" in v.evidence and "BERT paper" in v.evidence
@@ -448,41 +384,10 @@ def test_c11_evidence_follows_the_outcome(matched, ci_half, calibration, verdict
 
 
 def test_c11_decides_on_the_mean_vector_not_the_upper_bound():
-    from embedbook.experiments import ch11_contextual as ch11
 
     # the paper's formula above 5% everywhere, the word's own mean vector below it: the mean vector decides
-    v = ch11.check_c11(_contextuality([0.01, 0.02, 0.01, 0.0, 0.02], paper=[0.6, 0.5, 0.5, 0.4, 0.3]))
+    v = claims.run("C11", _contextuality([0.01, 0.02, 0.01, 0.0, 0.02], paper=[0.6, 0.5, 0.5, 0.4, 0.3]))
     assert v.verdict == claims.CORRECTED and v.figures["paper_layers_above"] == 5
-
-
-def test_static_share_is_the_mean_vectors_share():
-    from embedbook.experiments import ch11_contextual as ch11
-
-    rng = np.random.default_rng(0)
-    c = rng.normal(size=16)
-    assert ch11.static_share(np.stack([c, c, c])) == pytest.approx(1.0)
-    assert ch11.static_share(np.stack([c, -c])) == pytest.approx(0.0)
-    x = rng.normal(size=(12, 16)) + 2.0
-    resid = ((x - x.mean(0)) ** 2).sum()  # what the best single vector, the mean, leaves
-    assert ch11.static_share(x) == pytest.approx(1 - resid / (x ** 2).sum())
-    assert ch11.static_share(x) <= cx.mev(x, "paper") + 1e-12  # σ₁²/Σσᵢ² bounds it from above
-    for bad in (np.zeros((3, 4)), np.ones((1, 4)), np.array([[1.0, np.nan], [0.0, 1.0]])):
-        with pytest.raises(ValueError):
-            ch11.static_share(bad)
-
-
-def test_calibration_separates_the_readings():
-    from embedbook.experiments import ch11_contextual as ch11
-
-    cal = ch11.run_calibration([5, 10, 20, 30], dim=384, n_random=300, noise=(0.01, 1.0, 3.0), words=4)
-    assert cal.static["paper"] > 0.99  # one static vector explains a static word
-    assert cal.static["released"] < 0.01  # about 1/d: blind to the static vector
-    assert cal.static["centred"] < 0.3  # centring removes it
-    assert cal.scores["paper"][0] > cal.scores["paper"][1] > cal.scores["paper"][2]  # follows self-similarity
-    assert abs(cal.random_matched["paper"]) < 0.01 < cal.random_paper["paper"]  # the small-n excess
-    assert cal.mean_static > 0.99 and abs(cal.mean_random) < 0.01  # the deciding statistic passes
-    with pytest.raises(ValueError, match="context counts"):
-        ch11.run_calibration([1, 5], dim=8, n_random=10)
 
 
 # --- issue 18: what a new user meets ----------------------------------------------------------------

@@ -10,7 +10,8 @@ import numpy as np
 import pytest
 import torch
 
-from embedbook import claims, contextual as cx, data
+from embedbook import contextual as cx, data
+from embedbook.book import claims
 
 pytestmark = pytest.mark.skipif(not torch.cuda.is_available(), reason="needs CUDA")
 
@@ -61,8 +62,8 @@ def test_flop_count_is_the_same_on_cuda(cpu, gpu):
 
 
 def test_sense_study_and_swaps_on_cuda(gpu):
-    from embedbook.experiments.ch11_contextual import COMPANY, FRUIT
-    from embedbook.experiments.ch12_qkv import PARAPHRASES
+    from embedbook.chapters.ch11_contextual.measure import COMPANY, FRUIT
+    from embedbook.chapters.ch12_qkv.measure import PARAPHRASES
 
     tok, model = gpu
     s = cx.sense_study(tok, model, FRUIT[:3], COMPANY[:3])
@@ -76,19 +77,20 @@ def test_sense_study_and_swaps_on_cuda(gpu):
 
 
 def test_chapter_checks_reach_the_cpu_verdicts_on_cuda(cpu, gpu):
-    from embedbook.experiments import ch11_contextual as ch11, ch12_qkv as ch12
+    from embedbook.chapters.ch11_contextual import measure as ch11
+    from embedbook.chapters.ch12_qkv import measure as ch12
 
     senses = ch11.run_senses(*gpu)
-    assert ch11.check_c10(senses).verdict == ch11.check_c10(ch11.run_senses(*cpu)).verdict == claims.CONFIRMED
+    assert claims.run("C10", senses).verdict == claims.run("C10", ch11.run_senses(*cpu)).verdict == claims.CONFIRMED
     cost = ch11.run_cost(*gpu, senses, copies=1, reps=2)
     assert cost.flops_per_token == ch11.run_cost(*cpu, ch11.run_senses(*cpu), copies=1, reps=1).flops_per_token
-    assert ch12.check_c24(ch12.run_qkv(*gpu)).verdict == claims.CORRECTED
+    assert claims.run("C24", ch12.run_qkv(*gpu)).verdict == claims.CORRECTED
     ctx = ch11.run_contextuality(*gpu, n_lee=40, n_wiki=0, n_random=200, boot=200)
     ref = ch11.run_contextuality(*cpu, n_lee=40, n_wiki=0, n_random=200, boot=200)
     assert ctx.n_words == ref.n_words
     np.testing.assert_allclose(ctx.released_adj, ref.released_adj, atol=5e-3)
     np.testing.assert_allclose(ctx.matched_adj, ref.matched_adj, atol=5e-3)
-    assert ch11.check_c11(ctx).verdict == ch11.check_c11(ref).verdict
+    assert claims.run("C11", ctx).verdict == claims.run("C11", ref).verdict
     cpu_senses = ch11.run_senses(*cpu)
     assert abs(senses.acc_context_bag - cpu_senses.acc_context_bag) <= 1 / 80  # float sums may break one tie
-    assert ch11.check_c46(cost).verdict == ch11.check_c46(ch11.run_cost(*cpu, cpu_senses, copies=1, reps=1)).verdict
+    assert claims.run("C46", cost).verdict == claims.run("C46", ch11.run_cost(*cpu, cpu_senses, copies=1, reps=1)).verdict

@@ -123,7 +123,7 @@ def test_relative_error_and_fake_quantized_on_cuda(table):
 
 
 def test_chapter_experiments_on_cuda(table):
-    from embedbook.experiments import ch13_quantize as ch13
+    from embedbook.chapters.ch13_quantize import measure as ch13
 
     mem = ch13.run_memory({"t": table}, vocab=256, dim=4096, widths=(64, 4096), device="cuda")
     assert mem.int8_ratio == pytest.approx(4 * 4096 / 4100)

@@ -24,7 +24,7 @@ def test_count_parameters_on_cuda():
 
 def test_piece_vectors_agree_on_cpu_and_cuda():
     from embedbook import data
-    from embedbook.experiments import ch01_tokens as ch01
+    from embedbook.chapters.ch01_tokens import measure as ch01
 
     words = data.top_words(3000, "en")
     tok, cpu_model = data.load_encoder(device="cpu")

@@ -46,8 +46,8 @@ def test_the_bare_pattern_catches_what_it_must():
 
 
 def test_no_message_or_page_says_a_bare_pip_install_embedbook():
-    files = [*(ROOT / "embedbook").rglob("*.py"), ROOT / "README.md", *(ROOT / "book").glob("*.ipynb"),
-             *(ROOT / "book").glob("*.md")]
+    files = [*(ROOT / "embedbook").rglob("*.py"), *(ROOT / "chapters").rglob("*.py"), ROOT / "README.md",
+             *(ROOT / "book").glob("*.ipynb"), *(ROOT / "chapters").glob("*/*.ipynb"), *(ROOT / "book").glob("*.md")]
     bad = [f"{p.relative_to(ROOT)}: {m.group(0)}" for p in files for m in BARE.finditer(p.read_text(encoding="utf-8"))]
     assert not bad, bad
 

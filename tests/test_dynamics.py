@@ -3,12 +3,11 @@
 import ast
 from pathlib import Path
 
-import numpy as np
 import pytest
 import torch
 from torch import nn
 
-from embedbook import claims, dynamics, lm
+from embedbook import dynamics, lm
 
 
 def _tiny(tie: bool) -> lm.TinyLM:
@@ -141,90 +140,3 @@ def test_position_losses_and_loss_by_count():
         dynamics.position_losses(model, ids.float(), 6)
     with pytest.raises(ValueError, match="context"):
         dynamics.position_losses(model, ids[:5], 6)
-
-
-# --- chapter 05's experiments, small ---------------------------------------------------------------------
-
-
-def test_chapter_checks_on_small_runs():
-    from embedbook.experiments import ch05_learning as ch05
-
-    # gradient only in the batch's rows, but AdamW still updates the others (cold audit, round 3)
-    assert ch05.check_c12(ch05.run_touched(vocab=200, d=16, batch=2, context=8)).verdict == claims.CORRECTED
-    opt = ch05.run_optimizers(drift_steps=3)
-    assert opt.adam_refused == 1 and "sparse" in opt.adam_error.lower()
-    assert ch05.check_c13(opt).verdict == claims.CONFIRMED  # Adam refuses; SparseAdam and SGD train (issue 19)
-    assert ch05.check_c14(ch05.run_survey()).verdict == claims.REFUTED  # no source states sparse gradients as why
-    pull = ch05.run_pull(40, seeds=(0,), max_steps=20, eval_every=10)
-    v = ch05.check_c38(pull)
-    assert v.verdict == claims.INCONCLUSIVE and "seed" in v.evidence  # one seed cannot decide
-    assert np.asarray(pull.cos).shape == (1, len(pull.steps[0]), 2)
-
-
-def test_fruit_corpus():
-    from embedbook.experiments import ch05_learning as ch05
-
-    corpus = ch05.fruit_corpus(200)
-    words = {"苹果", "香蕉", "手机", "电脑"}
-    assert all(len(words & set(s)) == 1 for s in corpus)
-    assert corpus == ch05.fruit_corpus(200)
-    with pytest.raises(ValueError):
-        ch05.fruit_corpus(0)
-
-
-def test_chapter_summary_has_a_line_for_every_outcome():
-    from embedbook.experiments import ch05_learning as ch05
-
-    for cid, lines in ch05.SUMMARY.items():
-        assert set(lines) == set(claims.rule_of(cid).outcomes), cid
-
-
-def test_c15_arms_on_a_small_run():
-    from embedbook.experiments import ch05_learning as ch05
-
-    r = ch05.run_lr_study(d=8, context=8, seeds=(0,), max_steps=4, eval_every=2)
-    assert [a.key for a in r.drift_arms] == [k for k, _, _ in ch05.C15_ARMS]
-    assert [(a.optimizer, a.init) for a in r.drift_arms] == [(o, i) for _, o, i in ch05.C15_ARMS]
-    for arm in r.drift_arms:
-        assert len(arm.cos) == len(arm.drift) == 1 and len(arm.cos[0]) == r.vocab
-        assert all(-1.0001 <= c <= 1.0001 for c in arm.cos[0])
-    assert r.drift_arms[0].drift == r.drift  # the first arm is the 1x run of the learning-rate study
-    v = ch05.check_c15(r)
-    assert v.verdict == claims.INCONCLUSIVE and "seed" in v.evidence  # one seed, no plateau: cannot decide
-    assert {f"{k}_rare_cos_min" for k, _, _ in ch05.C15_ARMS} <= set(v.figures)
-
-
-def test_c15_reading_follows_the_arms(monkeypatch):
-    """The sentences after the C15 figure follow what the arms measured, not a fixed story."""
-    from embedbook.experiments import ch05_learning as ch05
-
-    r = ch05.run_lr_study(d=8, context=8, seeds=(0,), max_steps=4, eval_every=2)
-    assert ch05.c15_reading(r).startswith("AdamW moves each coordinate of a row by about its learning rate")
-
-    def fake(cos: dict):
-        return lambda _r: [ch05.ArmSummary(k, [0.4], [1.0], [2.0], list(c), [0.5], 10, 10) for k, c in cos.items()]
-
-    # the full-size pattern: only AdamW from N(0, 1) keeps rare rows near their start
-    monkeypatch.setattr(ch05, "arm_summaries", fake({"adamw_small": (0.19, 0.21), "adamw_unit": (0.98, 0.99),
-                                                    "sgd_small": (0.26, 0.44)}))
-    text = ch05.c15_reading(r)
-    assert "a few updates turn a small row and barely touch a unit-scale one" in text
-    assert "the scale of the start, not rarity alone" in text and "in proportion to its gradient" in text
-    # every arm keeps them: the text must not explain a drift that did not happen
-    monkeypatch.setattr(ch05, "arm_summaries", fake({"adamw_small": (0.95, 0.96), "adamw_unit": (0.98, 0.99),
-                                                    "sgd_small": (0.93, 0.93)}))
-    text = ch05.c15_reading(r)
-    assert "turn a small row" not in text and "too few to turn it here" in text
-    # seeds disagree in one arm
-    monkeypatch.setattr(ch05, "arm_summaries", fake({"adamw_small": (0.5, 0.95), "adamw_unit": (0.98, 0.99),
-                                                    "sgd_small": (0.2, 0.3)}))
-    text = ch05.c15_reading(r)
-    assert "The seeds disagree in an AdamW arm" in text and "turn a small row" not in text
-
-
-def test_c13_evidence_prints_plain_decimals():
-    from embedbook.experiments import ch05_learning as ch05
-
-    v = ch05.check_c13(ch05.run_optimizers(drift_steps=3))
-    assert "e-0" not in v.evidence and "e+0" not in v.evidence
-    assert set(ch05.OPTIMIZER_LABELS) == set(dynamics.DRIFT_OPTIMIZERS)

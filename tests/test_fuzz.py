@@ -12,7 +12,8 @@ import torch
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from embedbook import book, claims, cli, lookup, stats
+from embedbook import book, lookup, stats
+from embedbook.book import claims, cli
 from tests.conftest import FUZZ_COUNTS
 
 SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -1,6 +1,6 @@
 """The two editions cannot drift: every English unit has a current Chinese translation that keeps its glue
-keys, references, links, math, code, numbers and placeholders (embedbook.translations.drift); and the
-machinery that writes both languages from one execution (embedbook.i18n)."""
+keys, references, links, math, code, numbers and placeholders (embedbook.book.translations.drift); and the
+machinery that writes both languages from one execution (embedbook.book.i18n)."""
 
 import io
 import json
@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from embedbook import book, i18n, translations
+from embedbook import book
+from embedbook.book import i18n, translations
 
 ROOT = book.root()
 
@@ -22,8 +23,8 @@ def test_catalogs_have_no_drift():
 def _copy_of_the_book(tmp: Path) -> Path:
     for name in ("_toc.yml", "_config.yml"):
         shutil.copy(ROOT / name, tmp / name)
-    for folder in ("book", "locale"):
-        shutil.copytree(ROOT / folder, tmp / folder, ignore=shutil.ignore_patterns("_static", "*.bib"))
+    for folder in ("book", "locale", "chapters"):
+        shutil.copytree(ROOT / folder, tmp / folder, ignore=shutil.ignore_patterns("_static", "*.bib", "__pycache__"))
     shutil.copytree(ROOT / "embedbook", tmp / "embedbook", ignore=shutil.ignore_patterns("resources", "__pycache__"))
     return tmp
 
@@ -31,7 +32,7 @@ def _copy_of_the_book(tmp: Path) -> Path:
 def test_one_changed_english_sentence_fails_the_drift_check(tmp_path):
     """The demonstration: change one sentence of a chapter's English and leave its Chinese alone."""
     root = _copy_of_the_book(tmp_path)
-    path = root / "book" / "08_similarity.ipynb"
+    path = root / "chapters" / "ch08_similarity" / "08_similarity.ipynb"
     nb = json.loads(path.read_text(encoding="utf-8"))
     cell = next(c for c in nb["cells"] if c["cell_type"] == "markdown" and "The dot product" in "".join(c["source"]))
     cell["source"] = "".join(cell["source"]).replace("The dot product", "The inner product", 1)
@@ -122,3 +123,35 @@ def test_figure_and_table_labels_are_translated(monkeypatch):
 def test_english_left_in_chinese_is_found():
     assert i18n.english_left("这是 the table of all words 的说明。") == ["the table of all words"]
     assert i18n.english_left("GloVe 6B 50d 与 MiniLM 的 `all words are here` 对比，$a b c d$。") == []
+
+
+def test_a_changed_sentence_keeps_its_chinese_as_fuzzy(tmp_path):
+    """Translation memory: an edited English unit keeps its old Chinese, marked fuzzy, with the old English
+    beside it (``#| msgid``); the drift check fails until a translator revises it; a second extract changes
+    nothing, header dates included."""
+    root = _copy_of_the_book(tmp_path)
+    path = root / "chapters" / "ch08_similarity" / "08_similarity.ipynb"
+    nb = json.loads(path.read_text(encoding="utf-8"))
+    cell = next(c for c in nb["cells"] if c["cell_type"] == "markdown" and "The dot product" in "".join(c["source"]))
+    old_unit = next(u for u, _ in translations.catalogs(root)["08_similarity"] if "The dot product" in u)
+    old_zh = translations.read("08_similarity", root)[old_unit]["zh"]
+    cell["source"] = "".join(cell["source"]).replace("The dot product", "The inner product", 1)
+    path.write_text(json.dumps(nb, ensure_ascii=False), encoding="utf-8")
+    translations.update(root, names=["08_similarity"])
+    new_unit = old_unit.replace("The dot product", "The inner product", 1)
+    entry = translations.read("08_similarity", root)[new_unit]
+    assert entry["fuzzy"] and entry["previous"] == old_unit and entry["zh"] == old_zh
+    po = (root / "chapters" / "ch08_similarity" / "zh.po").read_text(encoding="utf-8")
+    assert "#, fuzzy" in po and "#| msgid" in po
+    assert any("is fuzzy" in p and "The inner product" in p for p in translations.drift(root))
+    before = (root / "chapters" / "ch08_similarity" / "zh.po").read_bytes()
+    translations.update(root, names=["08_similarity"])
+    assert (root / "chapters" / "ch08_similarity" / "zh.po").read_bytes() == before
+
+
+def test_extract_on_unchanged_catalogs_changes_nothing(tmp_path):
+    root = _copy_of_the_book(tmp_path)
+    before = {p: p.read_bytes() for p in [*root.glob("chapters/*/zh.po"), *root.glob("locale/zh/*.po")]}
+    translations.update(root)
+    after = {p: p.read_bytes() for p in before}
+    assert [p.name for p in before if before[p] != after[p]] == []

@@ -1,21 +1,30 @@
-"""The package's two layers: the library (what a reader imports) never imports the book's layer (the
-claims register, the chapter runner, the CLI, the experiments), and no module imports another in a
+"""The package's two layers: the library (what a reader imports) never imports the book's layer
+(:mod:`embedbook.book`: the claims machinery, the chapter runner, the two editions, the CLI; and
+:mod:`embedbook.chapters`: each chapter's measurements and claims), and no module imports another in a
 circle. Read from the source, function-level imports included."""
 
 import ast
 from pathlib import Path
 
 import embedbook
+import embedbook.chapters
 
 PKG = Path(embedbook.__file__).parent
+CHAPTERS = Path(embedbook.chapters.__file__).parent  # the checkout's chapters/, installed as embedbook.chapters
 
 
 def _module_name(path: Path) -> str:
-    rel = path.relative_to(PKG.parent).with_suffix("")
-    parts = list(rel.parts)
+    base, prefix = (CHAPTERS, ["embedbook", "chapters"]) if path.is_relative_to(CHAPTERS) else (PKG, ["embedbook"])
+    parts = prefix + list(path.relative_to(base).with_suffix("").parts)
     if parts[-1] == "__init__":
         parts = parts[:-1]
     return ".".join(parts)
+
+
+def _file(module: str) -> Path:
+    parts = module.split(".")
+    base, rest = (CHAPTERS, parts[2:]) if parts[:2] == ["embedbook", "chapters"] else (PKG, parts[1:])
+    return base.joinpath(*rest)
 
 
 def _imports(path: Path) -> set[str]:
@@ -27,14 +36,14 @@ def _imports(path: Path) -> set[str]:
         elif isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("embedbook"):
             found.add(node.module)
             for a in node.names:  # `from embedbook import lookup` imports the module embedbook.lookup
-                if (PKG.parent / node.module.replace(".", "/") / f"{a.name}.py").exists() or (
-                    PKG.parent / node.module.replace(".", "/") / a.name / "__init__.py"
-                ).exists():
+                target = _file(f"{node.module}.{a.name}")
+                if target.with_suffix(".py").exists() or (target / "__init__.py").exists():
                     found.add(f"{node.module}.{a.name}")
-    return {m for m in found if m != "embedbook"}
+    return {m for m in found if m != "embedbook" and m != _module_name(path)}  # a package's __init__ imports its submodules
 
 
-GRAPH = {_module_name(p): _imports(p) for p in PKG.rglob("*.py")}
+GRAPH = {_module_name(p): _imports(p) for p in [*PKG.rglob("*.py"), *CHAPTERS.rglob("*.py")]
+         if not p.name.startswith("test_")}
 
 
 def _layer(module: str) -> str:
@@ -50,7 +59,7 @@ def test_every_module_is_in_a_layer():
 def test_library_never_imports_the_book_layer():
     bad = {m: sorted(i for i in deps if _layer(i) == "book") for m, deps in GRAPH.items() if _layer(m) == "library"}
     bad = {m: d for m, d in bad.items() if d}
-    assert not bad, f"library modules importing the book's layer (claims, book, cli, experiments): {bad}"
+    assert not bad, f"library modules importing the book's layer (embedbook.book, embedbook.chapters): {bad}"
 
 
 def test_no_import_cycles():
@@ -75,8 +84,8 @@ def test_no_import_cycles():
 
 
 def test_the_graph_sees_imports():
-    """The reader of imports works: ch02's experiments import the library and the register."""
-    assert {"embedbook.lookup", "embedbook.claims"} <= GRAPH["embedbook.experiments.ch02_lookup"]
+    """The reader of imports works: ch02's measurements import the library and the claims machinery."""
+    assert {"embedbook.lookup", "embedbook.book.claims"} <= GRAPH["embedbook.chapters.ch02_lookup.measure"]
 
 
 def test_every_module_is_an_attribute_after_import():

@@ -1,19 +1,17 @@
 """No verdict depends on how busy the machine is: every claim whose rule reads a timing (``timed=True``)
 is decided once on an idle machine and once while two busy loops occupy both cores, and must reach the
-same verdict both times. Each experiments module provides a smoke-size run of its timed claims as
+same verdict both times. Each chapter's claims module provides a smoke-size run of its timed claims as
 ``LOAD_PROBES``."""
 
 import importlib
-import pkgutil
 import subprocess
 import sys
 
 import pytest
 
-import embedbook.experiments
-from embedbook import claims
+from embedbook.book import claims
 
-MODULES = [importlib.import_module(f"embedbook.experiments.{m.name}") for m in pkgutil.iter_modules(embedbook.experiments.__path__)]
+MODULES = [importlib.import_module(claims.claims_module(cid)) for cid in claims.CLAIMS]
 PROBES = {cid: fn for mod in MODULES for cid, fn in getattr(mod, "LOAD_PROBES", {}).items()}
 TIMED = [cid for cid in claims.CLAIMS if (r := claims.rule_of(cid)) is not None and r.timed]
 
@@ -21,7 +19,7 @@ TIMED = [cid for cid in claims.CLAIMS if (r := claims.rule_of(cid)) is not None 
 def test_every_timed_claim_has_a_probe():
     assert TIMED, "no rule is marked timed: this test would check nothing"
     missing = [cid for cid in TIMED if cid not in PROBES]
-    assert not missing, f"timed claims without a LOAD_PROBES entry in their experiments module: {missing}"
+    assert not missing, f"timed claims without a LOAD_PROBES entry in their chapter's claims.py: {missing}"
 
 
 @pytest.fixture

@@ -7,7 +7,8 @@ import numpy as np
 import pytest
 import torch
 
-from embedbook import cli, lookup, quantize
+from embedbook import lookup, quantize
+from embedbook.book import cli
 
 
 @pytest.fixture

@@ -1,13 +1,13 @@
 """embedbook.ngram (the n-gram index, the host-resident n-gram table, adaptive input) and chapter 14's
 experiments and rules (C25, C26)."""
 
-import math
 
 import pytest
 import torch
 
-from embedbook import claims, lm, ngram
-from embedbook.experiments import ch14_scaling as ch14
+from embedbook import lm, ngram
+from embedbook.book import claims
+from embedbook.chapters.ch14_scaling import measure as ch14
 
 
 @pytest.fixture
@@ -234,7 +234,7 @@ def _scaling(full, ada, rev, ngr=None, plateau=1, unigram=5.2):
 ])
 def test_c26_decides_the_direction_from_the_seeds(ada, rev, plateau, want):
     r = _scaling([4.74, 4.75, 4.73], ada, rev, plateau=plateau)
-    v = ch14.check_c26(r)
+    v = claims.run("C26", r)
     assert v.verdict == want
     assert f"{r.input_params['adaptive']:,}" in v.evidence and "Baevski" in v.evidence
     assert "Rule revised" in v.strength
@@ -249,69 +249,27 @@ def test_c26_decides_the_direction_from_the_seeds(ada, rev, plateau, want):
 def test_c26_refuted_when_nothing_is_saved():
     r = _scaling([4.74, 4.75, 4.73], [4.75, 4.76, 4.74], [4.95, 4.96, 4.94])
     r.input_params["adaptive"] = 60000  # 64,128 / 60,000 < 1.5
-    v = ch14.check_c26(r)
+    v = claims.run("C26", r)
     assert v.verdict == claims.REFUTED and "too few to matter" in v.finding
 
 
-def test_c26_without_loss_is_counted_from_the_cited_findings(swap_sources):
-    r = _scaling([4.74, 4.75, 4.73], [4.75, 4.76, 4.74], [4.95, 4.96, 4.94])
-    assert ch14.check_c26(r).figures["lit_no_loss"] == 1  # Baevski & Auli
-    swap_sources("C26", ch14._C26_LOSS)  # a cited loss against fixed-size embeddings, no finding of none
-    assert ch14.check_c26(r).verdict == claims.REFUTED
-    swap_sources("C26", ch14._C26_LOSS, *ch14.C26_SOURCES)  # the findings disagree
-    v = ch14.check_c26(r)
-    assert v.verdict == claims.INCONCLUSIVE and "disagree" in v.evidence
-    swap_sources("C26", ch14.C26_SOURCES[1])  # nothing on the loss
-    v = ch14.check_c26(r)
-    assert v.verdict == claims.INCONCLUSIVE and "no cited finding" in v.evidence
-
-
 def test_c26_miniature_loss_is_reported_not_decisive():
-    v = ch14.check_c26(_scaling([4.74, 4.75, 4.73], [4.81, 4.82, 4.80], [4.95, 4.96, 4.94]))
+    v = claims.run("C26", _scaling([4.74, 4.75, 4.73], [4.81, 4.82, 4.80], [4.95, 4.96, 4.94]))
     assert v.verdict == claims.CORRECTED and "lost more than 0.03 nats to the full table" in v.evidence
     assert v.figures["ada_lo"] == pytest.approx(0.07) and "ada_lo" not in claims.rule_of("C26").inputs
 
 
 def test_c26_needs_a_margin_over_the_unigram_baseline():
     r = _scaling([4.74, 4.75, 4.73], [4.75, 4.76, 4.74], [4.74, 4.77, 4.75], unigram=4.9)
-    assert ch14.check_c26(r).verdict == claims.INCONCLUSIVE
+    assert claims.run("C26", r).verdict == claims.INCONCLUSIVE
 
 
 def test_c25_is_decided_by_the_paper_and_illustrated_by_the_miniature():
     for ngr in ([4.60, 4.61, 4.62], [4.85, 4.86, 4.87]):  # the miniature helps or hurts: same verdict
-        v = ch14.check_c25(_scaling([4.74, 4.75, 4.73], [4.75] * 3, [4.9] * 3, ngr))
+        v = claims.run("C25", _scaling([4.74, 4.75, 4.73], [4.75] * 3, [4.9] * 3, ngr))
         assert v.verdict == claims.INCONCLUSIVE  # no perplexities at equal inference FLOPs were read
         assert "1.9B" in v.evidence and ("lowered" in v.evidence) == (ngr[0] < 4.7)
         assert "training compute is not held fixed" in v.evidence
         assert "off the accelerator" in v.finding and "is open" in v.finding  # the finding, for this outcome
     assert claims.rule_of("C25").basis == claims.LITERATURE
     assert claims.rule_of("C25").revised
-
-
-def test_c25_perplexity_pairs_are_tagged_from_the_computed_cut():
-    assert ch14.c25_cut(20.0, 19.2) == pytest.approx(0.04)
-    inside, outside = ch14.c25_perplexity_source(20.0, 19.2, "t"), ch14.c25_perplexity_source(20.0, 18.0, "t")
-    assert inside.bears(ch14.C25_TAG) and outside.bears(ch14.C25_TAG, claims.CONTRADICTS)
-    assert "4.0% lower" in inside.finding
-    with pytest.raises(ValueError, match="positive and finite"):
-        ch14.c25_cut(0.0, 19.0)
-
-
-def test_run_scaling_smoke():
-    r = ch14.run_scaling([0], n_docs=20, vocab_size=200, d_model=16, cutoffs=(20, 80), ngram_rows=100,
-                         table_sizes=(50, 100), max_steps=4, min_steps=0, eval_every=2)
-    assert set(r.best_loss) == set(ch14.ARMS) and len(r.best_loss["full"]) == 1
-    assert r.device_bytes[0] == r.device_bytes[1] and r.host_bytes[1] > r.host_bytes[0]
-    assert r.input_params["adaptive"] < r.input_params["full"] < r.input_params["ngram"]
-    assert math.isfinite(r.glued()["ppl_full"])
-    assert ch14.check_c26(r).verdict == claims.INCONCLUSIVE  # one seed cannot decide
-
-
-def test_summary_has_a_line_for_every_declared_outcome():
-    for cid in ("C25", "C26"):
-        assert set(ch14.SUMMARY[cid]) == set(claims.rule_of(cid).outcomes), cid
-
-
-def test_summary_line_follows_the_verdict():
-    v = ch14.check_c26(_scaling([4.74, 4.75, 4.73], [4.75, 4.76, 4.74], [4.95, 4.96, 4.94]))
-    assert ch14.summary_line(v) == ch14.SUMMARY["C26"][claims.CORRECTED] and "widest" in ch14.summary_line(v)

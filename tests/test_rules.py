@@ -4,13 +4,13 @@ that outcome. A rule that declares an outcome it can never give fails here."""
 
 import pytest
 
-from embedbook import claims
+from embedbook.book import claims
 
 
 @pytest.mark.parametrize("cid", list(claims.CLAIMS))
 def test_claim_has_a_rule_and_a_check(cid):
-    assert claims.rule_of(cid) is not None, f"{cid} has no declared rule in {claims.experiments_module(cid)}"
-    assert claims.check_of(cid) is not None, f"{cid} has no check in {claims.experiments_module(cid)}"
+    assert claims.rule_of(cid) is not None, f"{cid} has no declared rule in {claims.claims_module(cid)}"
+    assert claims.check_of(cid) is not None, f"{cid} has no check in {claims.claims_module(cid)}"
 
 
 @pytest.mark.parametrize("cid", list(claims.CLAIMS))
@@ -200,7 +200,7 @@ def test_every_literature_rule_decides_from_a_source_list(cid):
 
 
 def test_a_rule_changed_after_measuring_says_so_in_the_box():
-    from embedbook.experiments import ch05_learning as ch05
+    from embedbook.chapters.ch05_learning import measure as ch05
 
     v = claims.run("C14", ch05.run_survey())
     box = claims.verdict_markdown(v)

@@ -100,41 +100,6 @@ def test_wordpiece_greedy_matches_the_real_tokenizer():
         assert tokenize.wordpiece_greedy(w, vocab) == tokenize.wordpiece_split(w).pieces
 
 
-# --- chapter 01's experiments and checks (embedbook.experiments.ch01_tokens) --------------------------
-
-
-def test_chapter01_headlines_cover_every_outcome():
-    from embedbook import claims
-    from embedbook.experiments import ch01_tokens as ch01
-
-    for cid, table in ch01.HEADLINES.items():
-        rule = claims.rule_of(cid)
-        assert set(table) == set(rule.outcomes), cid
-        for outcome, figures in rule.examples.items():
-            assert ch01.headline(claims.Verdict(cid, outcome, "", dict(figures)))
-
-
-def test_chapter01_cheap_checks():
-    from embedbook import claims
-    from embedbook.experiments import ch01_tokens as ch01
-
-    zh = ch01.chinese_texts(5)
-    assert len(zh) == 5 and all(tokenize.is_cjk(t[0]) or t for t in zh)
-    cuts = ch01.run_cuts(zh, ch01.english_texts(3))
-    assert cuts.zh_chars > 0 and 0 <= cuts.en_split_share <= 1
-    cov = ch01.run_coverage(20, ("en", "zh"))
-    assert cov.n_words == 40 and cov.bpe_failures == 0
-    texts = ["the quick brown fox jumps over the lazy dog"] * 30 + ["embedding tables map ids to vectors"] * 30
-    sweep = ch01.run_vocab_sweep(texts, texts[:5], [260, 280, 300], d=8)
-    assert sweep.params_exact == 1 and sweep.table_params == [v * 8 for v in sweep.vocab]
-    for v in (ch01.check_c33(cuts), ch01.check_c31(cov), ch01.check_c32(sweep)):
-        assert v.verdict in claims.rule_of(v.claim_id).outcomes and v.evidence
-    with pytest.raises(ValueError, match="increasing"):
-        ch01.run_vocab_sweep(texts, texts, [300], d=8)
-    with pytest.raises(ValueError, match="positive int"):
-        ch01.chinese_texts(0)
-
-
 def test_partial_spearman_used_by_c34():
     """stats.partial_spearman (added for C34): a correlation that a shared cause explains vanishes."""
     import numpy as np
@@ -151,16 +116,6 @@ def test_partial_spearman_used_by_c34():
         stats.partial_spearman(x, y, [np.ones(3000)])
     with pytest.raises(ValueError, match="entirely"):
         stats.partial_spearman(x, y, [x])
-
-
-def test_chapter01_piece_tables_count_every_piece():
-    from embedbook.experiments import ch01_tokens as ch01
-
-    table = ch01.split_table("苹果手机").data
-    assert list(table["tokens"]) == [len(tokenize.split("苹果手机", n).ids) for n in tokenize.TOKENIZERS]
-    assert all(row["pieces"].count(" | ") == row["tokens"] - 1 for _, row in table.iterrows())
-    words = ch01.pieces_table(["unhappiness", "qwertyuiop"]).data
-    assert list(words["BPE pieces"]) == [len(tokenize.gpt2_split(" " + w).pieces) for w in words["word"]]
 
 
 def test_wordpiece_pieces_of_one_hangul_syllable_share_its_span():
@@ -183,6 +138,7 @@ class Block:
             raise ImportError("whisper blocked")
 sys.meta_path.insert(0, Block())
 from embedbook import tokenize
+from embedbook.book import claims
 print(tokenize.gpt2_split("hello world").ids, len(tokenize.multilingual_split("中国").ids))
 """
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)

@@ -1,9 +1,13 @@
-"""The Chinese edition's catalogs (locale/zh/*.po), from the command line.
+"""The Chinese edition's catalogs (chapters/chNN_name/zh.po, locale/zh/*.po), from the command line.
 
-    python tools/i18n.py extract [NAME...]    these catalogs (default: every one) updated from the English units (new ones empty,
-                                              obsolete ones dropped, translations kept)
-    python tools/i18n.py todo NAME            NAME's untranslated units as JSON {english: ""} (NAME: 08_similarity, book)
-    python tools/i18n.py fill NAME FILE.json  set translations from {english: chinese}; each is checked first
+    python tools/i18n.py extract [NAME...]    these catalogs (default: every one) updated from the English units:
+                                              translations kept; a changed unit keeps its old Chinese as fuzzy, with
+                                              the old English beside it; new units empty; units gone dropped
+    python tools/i18n.py todo NAME            what NAME needs, as JSON: {english: ""} for a new unit,
+                                              {english: {"zh": old Chinese, "previous": old English}} for a changed
+                                              one (NAME: a chapter's number or name, 08, 08_similarity; or book, intro)
+    python tools/i18n.py fill NAME FILE.json  set translations from {english: chinese} (or the todo form with "zh"
+                                              filled in); each is checked first, and a revised fuzzy entry is cleared
     python tools/i18n.py check [NAME]         every drift problem (what tests/test_i18n.py fails on)
 """
 
@@ -15,7 +19,16 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from embedbook import i18n, translations  # noqa: E402
+from embedbook import book  # noqa: E402
+from embedbook.book import i18n, translations  # noqa: E402
+
+
+def _name(text: str) -> str:
+    """A catalog's name: a chapter by its number or name (``8``, ``08``, ``08_similarity``), else as given."""
+    try:
+        return book.resolve(text)
+    except ValueError:
+        return text
 
 
 def main(argv: list[str]) -> int:
@@ -24,17 +37,25 @@ def main(argv: list[str]) -> int:
         return 2
     cmd, rest = argv[0], argv[1:]
     if cmd == "extract":
-        for name, (n, missing) in translations.update(names=rest or None).items():
-            print(f"{name:<16} {n:5d} units, {missing:5d} untranslated")
+        for name, (n, missing, fuzzy) in translations.update(names=[_name(r) for r in rest] or None).items():
+            print(f"{name:<16} {n:5d} units, {missing:5d} untranslated, {fuzzy:5d} to revise (fuzzy)")
         return 0
     if cmd == "todo":
-        units = translations.catalogs()[rest[0]]
-        cat = translations.read(rest[0])
-        todo = {u: "" for u, _ in units if not cat.get(u, {}).get("zh")}
+        name = _name(rest[0])
+        units = translations.catalogs()[name]
+        cat = translations.read(name)
+        todo: dict = {}
+        for u, _ in units:
+            entry = cat.get(u, {})
+            if entry.get("fuzzy"):
+                todo[u] = {"zh": entry["zh"], "previous": entry["previous"]}
+            elif not entry.get("zh"):
+                todo[u] = ""
         print(json.dumps(todo, ensure_ascii=False, indent=1))
         return 0
     if cmd == "fill":
-        name, given = rest[0], json.loads(Path(rest[1]).read_text(encoding="utf-8"))
+        name, given = _name(rest[0]), json.loads(Path(rest[1]).read_text(encoding="utf-8"))
+        given = {en: zh["zh"] if isinstance(zh, dict) else zh for en, zh in given.items()}
         units = translations.catalogs()[name]
         kinds = dict(units)
         cat = translations.read(name)
@@ -49,13 +70,16 @@ def main(argv: list[str]) -> int:
                 print(f"refused {en[:70]!r}: {'; '.join(probs)}")
                 bad += 1
                 continue
-            cat.setdefault(en, {})["zh"] = zh
-        translations.write(name, [(u, k, cat.get(u, {}).get("zh", "")) for u, k in units])
+            if zh:  # a revised fuzzy entry is current again
+                cat[en] = {**cat.get(en, {}), "zh": zh, "fuzzy": False, "previous": ""}
+        translations.write(name, [(u, k, cat.get(u, {}).get("zh", ""), cat.get(u, {}).get("fuzzy", False),
+                                   cat.get(u, {}).get("previous", "")) for u, k in units])
         left = sum(not cat.get(u, {}).get("zh") for u, _ in units)
         print(f"{name}: {len(given) - bad} set, {bad} refused, {left} of {len(units)} still untranslated")
         return 1 if bad else 0
     if cmd == "check":
-        probs = [p for p in translations.drift() if not rest or p.startswith(rest[0] + ".po")]
+        where = str(translations.po_path(_name(rest[0])).relative_to(book.root())) if rest else ""
+        probs = [p for p in translations.drift() if not rest or p.startswith((where, _name(rest[0]) + ".po"))]
         print("\n".join(probs) or "no drift")
         return 1 if probs else 0
     print(__doc__)

@@ -12,13 +12,12 @@ from pathlib import Path
 import pytest
 from bs4 import BeautifulSoup
 
-ROOT = Path(__file__).resolve().parents[2]
-HTML = ROOT / "_build" / "html"
-ZH = HTML / "zh"
+from tests.after_book.built import HTML, PAGE, ROOT, ZH, whole_book
+
 sys.path.insert(0, str(ROOT / "tools"))
 import visible_words  # noqa: E402
 
-from embedbook import i18n  # noqa: E402
+from embedbook.book import i18n  # noqa: E402
 
 pytestmark = pytest.mark.skipif(not ZH.exists(), reason="needs a built book with its Chinese edition (make book)")
 MIN_CJK_SHARE = 0.5  # CJK characters against Latin words, in a Chinese chapter's visible prose
@@ -27,6 +26,8 @@ MIN_CJK_SHARE = 0.5  # CJK characters against Latin words, in a Chinese chapter'
 def en_pages():
     if not HTML.exists():
         return []
+    if PAGE is not None:
+        return [Path(f"{PAGE}.html")]
     return sorted(p.relative_to(HTML) for p in HTML.rglob("*.html")
                   if not {"zh", "_static", "_sources"} & set(p.relative_to(HTML).parts) and not p.name.startswith("."))
 
@@ -40,8 +41,12 @@ def read(path: Path) -> str:
 
 
 def test_every_page_has_its_chinese_page():
+    from embedbook import book
+
     pages = en_pages()
-    assert len(chapter_pages()) == 16 and Path("book/intro.html") in pages and Path("book/using.html") in pages
+    if PAGE is None:
+        assert len(chapter_pages()) == len(book.chapters())
+        assert Path("book/intro.html") in pages and Path("book/using.html") in pages
     missing = [str(p) for p in pages if not (ZH / p).exists()]
     assert not missing, f"no Chinese page for {missing[:5]}"
 
@@ -114,12 +119,17 @@ def test_claim_boxes_agree(page):
     assert all(en.values()), f"{page}: a box without its verdict class"
 
 
+@whole_book
 def test_verdicts_page_counts_agree():
+    from embedbook import book
+    from embedbook.book import claims
+
     def counts(path):
         return [b.get_text() for b in BeautifulSoup(read(path), "html.parser").select(".sd-badge")]
 
-    en, zh = counts(HTML / "book/16_verdicts.html"), counts(ZH / "book/16_verdicts.html")
-    assert len(en) == len(zh) == 49, (len(en), len(zh))
+    page = book.chapter_path("16").relative_to(book.root()).with_suffix(".html")
+    en, zh = counts(HTML / page), counts(ZH / page)
+    assert len(en) == len(zh) == len(claims.CLAIMS), (len(en), len(zh))
 
 
 def terms(path: Path) -> dict:
@@ -127,6 +137,7 @@ def terms(path: Path) -> dict:
     return json.loads(text[text.index("(") + 1:text.rindex(")")])["terms"]
 
 
+@whole_book
 def test_search_per_edition():
     """Each edition has its own index; the Chinese one is cut into Chinese words (jieba), so a search for
     嵌入 (embedding) or 余弦 (cosine) finds pages."""

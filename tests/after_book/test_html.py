@@ -14,9 +14,9 @@ from urllib.parse import unquote, urlparse
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
-HTML = ROOT / "_build" / "html"
-SHOTS = ROOT / "_build" / "screenshots"
+from tests.after_book.built import HTML, PAGE, whole_book
+
+SHOTS = HTML.parent / "screenshots"
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
          "--disable-background-networking", "--disable-component-update", "--disable-sync"]
@@ -30,6 +30,8 @@ pytestmark = pytest.mark.skipif(not HTML.exists() or CHROMIUM is None,
 
 
 def pages():
+    if PAGE is not None:  # one chapter's page, in both editions
+        return [p for p in (HTML / f"{PAGE}.html", HTML / "zh" / f"{PAGE}.html") if p.exists()]
     return sorted(p for p in HTML.rglob("*.html") if p.name not in SKIP and not p.name.startswith(".")
                   and "_static" not in p.parts
                   and "_sources" not in p.parts) if HTML.exists() else []
@@ -172,7 +174,7 @@ def test_launch_buttons_point_at_the_notebooks():
     assert chapters
     for page in chapters:
         html = page.read_text(encoding="utf-8")
-        nb = f"book/{page.stem}.ipynb"
+        nb = f"chapters/ch{page.stem}/{page.stem}.ipynb"
         assert f"colab.research.google.com/github/embedbook/embedbook/blob/main/{nb}" in html, page.name
         assert f"urlpath=tree/{nb}" in html, page.name
 
@@ -182,7 +184,7 @@ def test_cjk_font_covers_every_character():
     from fontTools.ttLib import TTFont
 
     font = HTML / "_static" / "embedbook-cjk.otf"
-    assert font.exists(), "the CJK web font was not written (embedbook.sphinxext)"
+    assert font.exists(), "the CJK web font was not written (embedbook.book.sphinxext)"
     cmap = TTFont(str(font)).getBestCmap()
     used = {ch for p in pages() if "zh" not in p.relative_to(HTML).parts  # the Chinese edition has its own
             for ch in CJK.findall(p.read_text(encoding="utf-8"))}
@@ -191,6 +193,7 @@ def test_cjk_font_covers_every_character():
     assert "embedbook-cjk" in (HTML / "_static" / "embedbook.css").read_text(encoding="utf-8")
 
 
+@whole_book
 def test_chapters_show_chinese_text_and_figures():
     chapters = [p for p in pages() if re.match(r"\d\d_", p.name)]
     assert chapters

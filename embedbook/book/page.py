@@ -1,0 +1,88 @@
+"""One chapter, checked in minutes (``make page NN``, ``embedbook page NN``): the chapter runs at smoke size, its
+page is built in both editions from that run into ``_build/page/NN_name/html`` (the Chinese one in ``html/zh``),
+and the built-page checks of ``make check-html`` run on it (visible words, both editions, claim boxes, links,
+the browser). Links to other pages are left out of a one-page build; :func:`dangling_references` checks that
+their targets exist."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from embedbook import book
+from embedbook.book import build, claims
+
+_DOC = re.compile(r"\{doc\}`(?:[^`<]*<)?([^`>]+)>?`")
+_CLAIM_REF = re.compile(r"\{ref\}`(?:[^`<]*<)?(claim-c\d\d)>?`")
+
+
+def dangling_references(name: str) -> list[str]:
+    """The ``{doc}`` targets of a chapter that are no page of the book, and its ``{ref}`` to claim boxes of
+    claims that are not in the register."""
+    import json
+
+    path = book.chapter_path(name)
+    cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
+    text = "\n".join(book._source(c) for c in cells if c["cell_type"] == "markdown")
+    base = book.root()
+    pages = {f.lstrip("/") for f in book.toc_files(base)}
+    out = []
+    for target in _DOC.findall(text):
+        resolved = target.lstrip("/") if target.startswith("/") else (path.parent.relative_to(base) / target).as_posix()
+        if resolved not in pages:
+            out.append(f"{{doc}}`{target}`: no such page in _toc.yml")
+    anchors = {claims.anchor(c) for c in claims.CLAIMS}
+    out += [f"{{ref}}`{t}`: no such claim" for t in _CLAIM_REF.findall(text) if t not in anchors]
+    return out
+
+
+def build_page(name: str) -> Path:
+    """Run chapter ``name`` at smoke size and build its page in both editions; return the English HTML folder
+    (``_build/page/NN_name/html``, the Chinese edition in its ``zh/``)."""
+    name = book.resolve(name)
+    base = book.root()
+    out = base / "_build" / "page" / name
+    shutil.rmtree(out, ignore_errors=True)
+    os.environ["EMBEDBOOK_LANGS"] = "en,zh"  # both editions from the one run, as in the book
+    os.environ["EMBEDBOOK_VERDICTS"] = str(out / "verdicts")  # its records apart from make test's and make book's
+    start = time.perf_counter()
+    book.run_chapter(name, smoke=True, out_dir=out / "executed", progress=False)
+    print(f"{name}: ran at smoke size in {time.perf_counter() - start:.0f} s", flush=True)
+    docname = book.chapter_path(name).relative_to(base).with_suffix("").as_posix()
+    toc = {"format": "jb-book", "root": docname, "chapters": [{"file": "book/bibliography"}]}
+    # links to the pages this build leaves out cannot resolve; dangling_references() checks them instead
+    sphinx = {"embedbook_executed": str(out / "executed"), "suppress_warnings": ["mystnb.unknown_mime_type",
+                                                                                 "ref.doc", "ref.ref"]}
+    html = out / "html"
+    for lang in ("en", "zh"):
+        start = time.perf_counter()
+        if build.build(lang, out / lang, toc, sphinx):
+            raise RuntimeError(f"the {lang} build of {name} failed (its warnings are above)")
+        shutil.copytree(out / lang / "_build" / "html", html / "zh" if lang == "zh" else html)
+        print(f"{name}: {lang} page built in {time.perf_counter() - start:.0f} s", flush=True)
+    return html
+
+
+def main(name: str, checks: bool = True) -> int:
+    """``embedbook page NAME``: build the page, then check it. Returns the exit code."""
+    start = time.perf_counter()
+    name = book.resolve(name)
+    dangling = dangling_references(name)
+    if dangling:
+        print(f"{name}: references to nothing:\n  " + "\n  ".join(dangling), file=sys.stderr)
+        return 1
+    html = build_page(name)
+    code = 0
+    if checks:
+        env = {**os.environ, "EMBEDBOOK_HTML": str(html),
+               "EMBEDBOOK_PAGE": book.chapter_path(name).relative_to(book.root()).with_suffix("").as_posix()}
+        code = subprocess.call([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                                str(book.root() / "tests" / "after_book")], env=env, cwd=book.root())
+    print(f"{name}: {'checked' if checks else 'built'} in {time.perf_counter() - start:.0f} s; the page is "
+          f"{html / book.chapter_path(name).relative_to(book.root()).with_suffix('.html')}")
+    return code
