@@ -337,6 +337,24 @@ def _api_directive():
     return ApiModule
 
 
+def _left_out(app, env, node, contnode):
+    """In a one-page build (``embedbook page``), a reference to a page left out reads as that page's title (or
+    the reference's own text), unlinked; in the book every reference must resolve."""
+    if not app.config.embedbook_executed or node.get("reftype") not in ("doc", "ref"):
+        return None
+    from docutils import nodes
+
+    from embedbook import book
+
+    target = Path(node.get("reftarget", "")).name
+    if node.get("reftype") == "doc" and contnode.astext().lstrip("/") == node.get("reftarget", "").lstrip("/"):
+        try:
+            return nodes.inline("", book.chapter_title(target))
+        except ValueError:
+            return nodes.inline("", target)
+    return nodes.inline("", contnode.astext())
+
+
 def _counts(app, config) -> None:
     """``{{ n_claims }}`` and ``{{ n_chapters }}`` in the Markdown pages: counted from the register and the table
     of contents, never typed."""
@@ -349,6 +367,7 @@ def _counts(app, config) -> None:
 
 def setup(app):
     app.connect("config-inited", _counts)
+    app.connect("missing-reference", _left_out)
     app.add_directive("embedbook-api", _api_directive())
     app.setup_extension("sphinxcontrib.mermaid")
     _drop_mermaid_module_script(app)

@@ -101,7 +101,7 @@ def test_visible_text_catches_what_it_must():
 
 
 def test_there_are_pages():
-    assert len(pages()) >= 5
+    assert len(pages()) >= (2 if PAGE else 5)  # one page in both editions, or the book
 
 
 @pytest.mark.parametrize("page", pages(), ids=lambda p: str(p.relative_to(HTML)))
