@@ -171,3 +171,50 @@ def test_visible_code_fits_the_column(name):
     long = [(i, len(line)) for i, c in visible_code(name) for line in source(c).splitlines() if len(line) > MAX_CODE_LINE]
     assert not long, (f"{name}: visible code lines over {MAX_CODE_LINE} characters wrap mid-line on the page "
                       f"(cell, length): {long[:5]}; break them or move the comment above")
+
+
+# --- a chapter's sizes are declared once: in its parameters cell ------------------------------------------------
+
+
+def _calls_into_chapter_code(path):
+    """(function, call) for every call of a chapter module's function (``chNN.run_x(...)``) in a notebook."""
+    import ast
+    import importlib
+
+    code = book._code_of(path)
+    aliases = {alias: importlib.import_module(f"embedbook.chapters.{pkg}.{mod}") for pkg, mod, alias in
+               re.findall(r"from embedbook\.chapters\.(ch\d\d_\w+) import (measure|claims) as (\w+)", code)}
+    for call in ast.walk(ast.parse(code)):
+        if (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and isinstance(call.func.value, ast.Name)
+                and call.func.value.id in aliases and callable(getattr(aliases[call.func.value.id], call.func.attr, None))):
+            yield getattr(aliases[call.func.value.id], call.func.attr), call
+
+
+# defaults that are no size the notebook also holds: "all of it", and one worker process (a machine setting)
+SEMANTIC_DEFAULTS = {("english_texts", "n_lines"), ("run_sweep", "workers"), ("run_scaling", "workers")}
+
+
+@pytest.mark.parametrize("name", [n for n in CHAPTERS if n != "16_verdicts"])
+def test_sizes_are_declared_once(name):
+    """A size the notebook passes from its parameters cell has no default in the chapter's code (it would be a second
+    copy that nothing ties to the first), and every call binds to its function's signature."""
+    import ast
+    import inspect
+
+    params = set(book.parameters(book.chapter_path(name)))
+    twice, unbound = [], []
+    for fn, call in _calls_into_chapter_code(book.chapter_path(name)):
+        sig = inspect.signature(fn)
+        if not any(isinstance(a, ast.Starred) for a in call.args) and all(k.arg for k in call.keywords):
+            try:
+                bound = sig.bind(*call.args, **{k.arg: k.value for k in call.keywords})
+            except TypeError as err:
+                unbound.append(f"{fn.__name__}: {err}")
+                continue
+            for arg, value in bound.arguments.items():
+                names = {n.id for n in ast.walk(value) if isinstance(n, ast.Name)} if isinstance(value, ast.AST) else set()
+                default = sig.parameters[arg].default
+                if names & params and default is not inspect.Parameter.empty and (fn.__name__, arg) not in SEMANTIC_DEFAULTS:
+                    twice.append(f"{fn.__name__}({arg}=...) has the default {default!r}; the notebook passes {sorted(names & params)}")
+    assert not unbound, unbound
+    assert not twice, f"{name}: sizes held twice (remove the default in its module):\n" + "\n".join(twice)

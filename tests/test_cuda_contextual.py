@@ -84,7 +84,7 @@ def test_chapter_checks_reach_the_cpu_verdicts_on_cuda(cpu, gpu):
     assert claims.run("C10", senses).verdict == claims.run("C10", ch11.run_senses(*cpu)).verdict == claims.CONFIRMED
     cost = ch11.run_cost(*gpu, senses, copies=1, reps=2)
     assert cost.flops_per_token == ch11.run_cost(*cpu, ch11.run_senses(*cpu), copies=1, reps=1).flops_per_token
-    assert claims.run("C24", ch12.run_qkv(*gpu)).verdict == claims.CORRECTED
+    assert claims.run("C24", ch12.run_qkv(*gpu, ch12.SENTENCE)).verdict == claims.CORRECTED
     ctx = ch11.run_contextuality(*gpu, n_lee=40, n_wiki=0, n_random=200, boot=200)
     ref = ch11.run_contextuality(*cpu, n_lee=40, n_wiki=0, n_random=200, boot=200)
     assert ctx.n_words == ref.n_words

@@ -50,6 +50,6 @@ def test_similarity_takes_cuda_tensors():
 def test_retrieval_benchmark_on_cuda():
     from embedbook.chapters.ch08_similarity import measure as ch08
 
-    r = ch08.run_retrieval(np.random.default_rng(0).normal(size=(20_000, 32)), n_queries=8, reps=2, device="cuda")
+    r = ch08.run_retrieval(np.random.default_rng(0).normal(size=(20_000, 32)), n_queries=8, k=10, reps=2, device="cuda")
     assert r.device == "cuda" and r.same_topk == 8 and r.max_score_diff < 1e-4
     assert torch.get_num_threads() >= 1

@@ -202,7 +202,7 @@ class Coverage(Result):
     examples: list[dict] = field(default_factory=list)  # a few unseen strings and their pieces
 
 
-def run_coverage(words_per_lang: int = 500, langs: tuple[str, ...] = LANGS, novel_per_lang: int = 20) -> Coverage:
+def run_coverage(words_per_lang: int, langs: tuple[str, ...] = LANGS, novel_per_lang: int = 20) -> Coverage:
     """For each language in ``langs``: encode and decode its ``words_per_lang`` most frequent words (wordfreq)
     with GPT-2's BPE and about ``novel_per_lang`` unseen strings (:func:`unseen_strings`) with GPT-2's and
     Whisper's byte-level BPEs; count the strings MiniLM's WordPiece maps to ``[UNK]``, and the tokens that
@@ -281,7 +281,7 @@ class VocabSweep(Result):
                 for q, v, n, c, p in zip(self.requested, self.vocab, self.tokens, self.chars_per_token, self.table_params)]
 
 
-def run_vocab_sweep(train: list[str], test: list[str], sizes: list[int], d: int = 512) -> VocabSweep:
+def run_vocab_sweep(train: list[str], test: list[str], sizes: list[int], d: int) -> VocabSweep:
     """Train one byte-level BPE per size in ``sizes`` on ``train``; count the tokens of ``test`` and the
     parameters of an ``nn.Embedding(V, d)`` built on the meta device (no memory)."""
     if len(sizes) < 2 or sorted(sizes) != list(sizes):
@@ -401,7 +401,7 @@ def _ranks(built: torch.Tensor, whole: torch.Tensor) -> torch.Tensor:
     return (sims > sims.diagonal()[:, None]).sum(1)
 
 
-def run_assembled(tokenizer, model, words: list[str], n_words: int = 400, device=None) -> Assembled:
+def run_assembled(tokenizer, model, words: list[str], n_words: int, device=None) -> Assembled:
     """For up to ``n_words`` of ``words`` that MiniLM's WordPiece has as one id (alphabetic, 6+ letters), cut
     each into the pieces WordPiece would use without that id (:func:`embedbook.tokenize.wordpiece_greedy`),
     run ``[CLS] word [SEP]`` and ``[CLS] pieces [SEP]`` through the model and compare the last-layer vectors

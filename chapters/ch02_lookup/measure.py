@@ -123,7 +123,7 @@ def cost_contenders(
 
 
 def run_cost(
-    vocab_sizes: list[int], dim: int = 256, n_tokens: int = 512, reps: int = 7, seed: int = 0,
+    vocab_sizes: list[int], dim: int = 256, *, n_tokens: int, reps: int, seed: int = 0,
     gather_tokens: int = 16384, device: str | torch.device = "cpu",
 ) -> LookupCost:
     """Time the gather and the one-hot matmul at each vocabulary size (:func:`cost_contenders`).
@@ -485,7 +485,7 @@ def run_positions(tokenizer, model, word: str = "dog", seed: int = 0) -> Positio
 # --- the bandwidth benchmark with transparent huge pages ---------------------------------------------------
 
 
-def run_huge_pages(n_tokens: int, dim: int, vocab: int, reps: int = 10) -> lookup.Bandwidth:
+def run_huge_pages(n_tokens: int, dim: int, vocab: int, reps: int) -> lookup.Bandwidth:
     """:func:`embedbook.lookup.bandwidth` on the CPU in a fresh Python process started with
     ``THP_MEM_ALLOC_ENABLE=1`` (PyTorch's CPU allocator reads it once, when it first allocates, so this
     process cannot switch it on for itself). Runs ``embedbook bench --huge-pages --bandwidth-only --json``; raises

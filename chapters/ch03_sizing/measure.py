@@ -87,7 +87,7 @@ class TableBytes(Result):
     fp16_mib: float = 0.0
 
 
-def run_bytes(vocab: int = 32000, d: int = 4096, real_rows: int = 32000) -> TableBytes:
+def run_bytes(vocab: int = 32000, d: int = 4096, *, real_rows: int) -> TableBytes:
     """Bytes of a ``vocab × d`` table in each dtype, from a meta-device tensor (no memory) and from the
     formula; and, for ``real_rows`` rows, from a tensor really allocated on the CPU."""
     rows, ok = [], True
@@ -187,7 +187,7 @@ class WidthRule(Result):
         return {"small_err": self.rows[0]["error"] if self.rows else 0.0}
 
 
-def run_width_rule(layer_d: int = 4096, heads: int = 32, vocab: int = 50257) -> WidthRule:
+def run_width_rule(layer_d: int, heads: int = 32, vocab: int = 50257) -> WidthRule:
     """Count one ``torch.nn.TransformerEncoderLayer(layer_d, heads, 4·layer_d)`` on the meta device, and
     compare 12·L·d² and sqrt(N/12L) with each row of the article's table."""
     layer = torch.nn.TransformerEncoderLayer(layer_d, heads, dim_feedforward=4 * layer_d, device="meta")

@@ -246,9 +246,9 @@ def run_one(corpus: Corpus, n_train: int, *, tie: bool, seed: int, d_model: int,
     return run, model
 
 
-def run_tying(small_tokens: int = 8_000, large_tokens: int = 32_000, seeds: int = 4, *, vocab_size: int = 512,
-              d_model: int = 32, n_layers: int = 1, context: int = 32, batch_size: int = 32, lr: float = 5e-3,
-              max_steps: int = 3000, eval_every: int = 25, patience: int = 4, min_delta: float = 0.01,
+def run_tying(small_tokens: int, large_tokens: int, seeds: int, *, vocab_size: int = 512,
+              d_model: int = 32, n_layers: int = 1, context: int = 32, batch_size: int, lr: float = 5e-3,
+              max_steps: int, eval_every: int, patience: int = 4, min_delta: float = 0.01,
               first_seed: int = 0, device: torch.device | str | None = None) -> Tying:
     """Train tied and untied TinyLMs on ``small_tokens`` and on ``large_tokens`` BPE tokens of the Lee
     corpus, ``seeds`` seeds each, every run until its validation loss (the whole validation part)

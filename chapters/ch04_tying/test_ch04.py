@@ -98,9 +98,9 @@ def test_run_tying_tiny_and_bad_sizes():
     assert len(r.runs) == 4 and r.vocab == 512 and r.n_val > 1000
     assert "1 seed cannot decide" in claims.run("C08", r).evidence  # one seed decides nothing in the miniature
     with pytest.raises(ValueError, match="small_tokens < large_tokens"):
-        ch.run_tying(2000, 1000)
+        ch.run_tying(2000, 1000, 1, max_steps=4, eval_every=2, batch_size=64)
     with pytest.raises(ValueError, match="exceeds"):
-        ch.run_tying(1000, 10**8)
+        ch.run_tying(1000, 10**8, 1, max_steps=4, eval_every=2, batch_size=64)
 
 
 def test_c08_box_says_the_rule_was_revised():

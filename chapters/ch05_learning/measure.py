@@ -67,7 +67,7 @@ class RowsTouched(Result):
         return out
 
 
-def run_touched(vocab: int = 2000, d: int = 32, batch: int = 8, context: int = 32, seed: int = 0,
+def run_touched(vocab: int, d: int = 32, batch: int = 8, context: int = 32, seed: int = 0,
                 device: str | torch.device = "cpu") -> RowsTouched:
     """One forward/backward pass of an untied and a tied :class:`~embedbook.lm.TinyLM` (same weights
     otherwise) on one random batch of ``batch × (context + 1)`` ids; count the rows with a gradient."""
@@ -167,7 +167,7 @@ def _trains(optimizer: str, **options) -> int:
     return int(not err and after < before)
 
 
-def run_optimizers(drift_steps: int = 20, seed: int = 0) -> Optimizers:
+def run_optimizers(drift_steps: int, seed: int = 0) -> Optimizers:
     """Every torch.optim optimizer on the sparse gradient of ``nn.Embedding(sparse=True)``, dense Adam training a
     default table for 20 steps, and :func:`embedbook.dynamics.absent_row_drift` for every optimizer it knows."""
     before, after, _ = train_table("Adam", sparse=False, seed=seed)
@@ -382,9 +382,9 @@ class LrStudy(Result):
                 "steps_min": min(min(s) for s in self.best_step), "steps_max": max(max(s) for s in self.best_step)}
 
 
-def run_lr_study(sentences: list[list[str]] | None = None, *, vocab_size: int = 2000, d: int = 32, context: int = 32,
-                 batch_size: int = 16, lr: float = 3e-3, mult: float = 10.0, seeds: tuple[int, ...] = (0, 1, 2),
-                 max_steps: int = 3000, eval_every: int = 20, patience: int = 4, min_delta: float = 1e-3,
+def run_lr_study(sentences: list[list[str]] | None = None, *, vocab_size: int, d: int, context: int = 32,
+                 batch_size: int = 16, lr: float = 3e-3, mult: float, seeds: tuple[int, ...],
+                 max_steps: int, eval_every: int = 20, patience: int = 4, min_delta: float = 1e-3,
                  rare_max: int = 10, sgd_lr: float = SGD_LR, device: str | torch.device = "cpu") -> LrStudy:
     """Train one untied one-layer TinyLM per (multiplier, seed) on ``sentences`` (default: the Lee corpus) to a
     plateau, scoring the whole validation split; record per-position losses and, for the 1× runs, how far
@@ -516,7 +516,7 @@ PHONE_CONTEXTS = [["发布会", "开始", "了"], ["屏幕", "很", "大"], ["�
 PAIRS = (("苹果", "香蕉"), ("苹果", "手机"))
 
 
-def fruit_corpus(n_sentences: int = 2000, seed: int = 0) -> list[list[str]]:
+def fruit_corpus(n_sentences: int, seed: int = 0) -> list[list[str]]:
     """A controlled synthetic Chinese corpus: 苹果/香蕉 share fruit contexts, 手机/电脑 share device contexts.
 
     Each sentence is ``我 买 的 <word> <context…>``; no sentence holds two of the four words, so any pull
@@ -561,8 +561,8 @@ class Pull(Result):
                 "phone_best": float(np.mean([b[1] for b in self.best])), "margin_min": self.unigram - max(self.best_val)}
 
 
-def run_pull(n_sentences: int = 2000, *, d: int = 16, context: int = 8, batch_size: int = 32, lr: float = 3e-3,
-             seeds: tuple[int, ...] = (0, 1, 2), max_steps: int = 2000, eval_every: int = 10, patience: int = 4,
+def run_pull(n_sentences: int, *, d: int = 16, context: int = 8, batch_size: int = 32, lr: float = 3e-3,
+             seeds: tuple[int, ...], max_steps: int, eval_every: int = 10, patience: int = 4,
              min_delta: float = 1e-3, device: str | torch.device = "cpu") -> Pull:
     """Train one untied one-layer TinyLM per seed on :func:`fruit_corpus` (validation: its last tenth) to a
     plateau, recording the cosine of each pair's input rows at every evaluation."""

@@ -127,7 +127,7 @@ def test_findings_are_short_and_follow_the_measurements():
 
 def test_c15_finding_fits_with_three_seeds_and_a_correction(monkeypatch):
     """The longest C15 finding (a range per arm, two arms where the claim holds) stays within the limit."""
-    r = ch05.run_lr_study(d=8, context=8, seeds=(0,), max_steps=4, eval_every=2)
+    r = ch05.run_lr_study(vocab_size=2000, d=8, context=8, mult=10.0, seeds=(0,), max_steps=4, eval_every=2)
     monkeypatch.setattr(c05, "_weak", lambda f, t: False)
     arms = [ch05.ArmSummary("adamw_small", [0.4] * 3, [1.0] * 3, [2.0] * 3, [0.91, 0.95, 0.93], [0.5] * 3, 10, 10),
             ch05.ArmSummary("adamw_unit", [0.4] * 3, [1.0] * 3, [2.0] * 3, [0.98, 0.99, 0.985], [0.5] * 3, 10, 10),
@@ -179,7 +179,7 @@ def test_chapter_summary_has_a_line_for_every_outcome():
 def test_c15_arms_on_a_small_run():
     from embedbook.chapters.ch05_learning import measure as ch05
 
-    r = ch05.run_lr_study(d=8, context=8, seeds=(0,), max_steps=4, eval_every=2)
+    r = ch05.run_lr_study(vocab_size=2000, d=8, context=8, mult=10.0, seeds=(0,), max_steps=4, eval_every=2)
     assert [a.key for a in r.drift_arms] == [k for k, _, _ in ch05.C15_ARMS]
     assert [(a.optimizer, a.init) for a in r.drift_arms] == [(o, i) for _, o, i in ch05.C15_ARMS]
     for arm in r.drift_arms:
@@ -195,7 +195,7 @@ def test_c15_reading_follows_the_arms(monkeypatch):
     """The sentences after the C15 figure follow what the arms measured, not a fixed story."""
     from embedbook.chapters.ch05_learning import measure as ch05
 
-    r = ch05.run_lr_study(d=8, context=8, seeds=(0,), max_steps=4, eval_every=2)
+    r = ch05.run_lr_study(vocab_size=2000, d=8, context=8, mult=10.0, seeds=(0,), max_steps=4, eval_every=2)
     assert ch05.c15_reading(r).startswith("AdamW moves each coordinate of a row by about its learning rate")
 
     def fake(cos: dict):

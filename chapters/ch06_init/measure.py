@@ -20,7 +20,7 @@ LITERAL, READING = "var_inv_sqrt_d", "std_inv_sqrt_d"  # the article's N(0, 1/âˆ
 _CORPUS: dict = {}
 
 
-def lee(vocab_size: int = 1000) -> tuple[lm.Vocab, torch.Tensor, torch.Tensor]:
+def lee(vocab_size: int) -> tuple[lm.Vocab, torch.Tensor, torch.Tensor]:
     """``(vocab, train_ids, val_ids)`` of the Lee corpus (about 60,000 tokens; validation: the last tenth)."""
     if vocab_size not in _CORPUS:
         sents = data.lee_corpus()
@@ -78,8 +78,8 @@ def _step0(name: str, vocab: int, d: int, val_ids: torch.Tensor, context: int, w
             "loss0": float(F.cross_entropy(logits.reshape(-1, vocab), y.reshape(-1)))}
 
 
-def run_step0(vocab_size: int = 1000, dims: tuple[int, ...] = (64, 256), seeds: tuple[int, ...] = (0, 1, 2),
-              context: int = 32, windows: int = 64, schemes: tuple[str, ...] | None = None,
+def run_step0(vocab_size: int, dims: tuple[int, ...], seeds: tuple[int, ...],
+              context: int = 32, *, windows: int, schemes: tuple[str, ...] | None = None,
               device: str | torch.device = "cpu") -> Step0:
     """Measure :class:`Step0` for every scheme (default: all of :func:`embedbook.init.known`) at each width, on the
     first ``windows`` windows of the validation split (the untied head at the first seed only)."""
@@ -157,8 +157,8 @@ def glove_tables(vocab: lm.Vocab, seed: int = 0) -> tuple[torch.Tensor, torch.Te
     return pre, rnd, coverage, std
 
 
-def run_pretrained(vocab_size: int = 1000, small_tokens: int = 16_000, *, seeds: tuple[int, ...] = (0, 1, 2),
-                   context: int = 32, batch_size: int = 16, lr: float = 3e-3, max_steps: int = 3000,
+def run_pretrained(vocab_size: int, small_tokens: int, *, seeds: tuple[int, ...],
+                   context: int = 32, batch_size: int = 16, lr: float = 3e-3, max_steps: int,
                    eval_every: int = 10, patience: int = 4, min_delta: float = 1e-3,
                    device: str | torch.device = "cpu") -> Pretrained:
     """Train GloVe-initialised and random-initialised untied TinyLMs on the last ``small_tokens`` training tokens
@@ -239,7 +239,7 @@ def _first_step(name: str, vocab: int, train_ids: torch.Tensor, seed: int, lr: f
     return float(moved), float(loss.detach())
 
 
-def run_default(vocab_size: int = 1000, d: int = 64, seeds: tuple[int, ...] = (0, 1, 2), lr: float = 3e-3,
+def run_default(vocab_size: int, d: int = 64, *, seeds: tuple[int, ...], lr: float = 3e-3,
                 context: int = 32, batch_size: int = 16, device: str | torch.device = "cpu") -> DefaultStart:
     """Measure a fresh ``nn.Embedding(V, d)``'s std and the first AdamW step's relative move of a tied TinyLM's
     token table under torch's default and under std 0.02."""
@@ -306,7 +306,7 @@ class WarmupSweep(Result):
         return out
 
 
-def run_warmup_arm(init_name: str, lr: float, seed: int, *, warm: bool = True, vocab_size: int = 1000, d: int = 64,
+def run_warmup_arm(init_name: str, lr: float, seed: int, *, warm: bool = True, vocab_size: int, d: int = 64,
                    warmup: int = 200, context: int = 32, batch_size: int = 16, max_steps: int = 3000,
                    eval_every: int = 20, patience: int = 4, min_delta: float = 1e-3,
                    device: str | torch.device = "cpu", tie: bool = True) -> tuple[lm.TinyLM, lm.History]:
@@ -325,9 +325,9 @@ def run_warmup_arm(init_name: str, lr: float, seed: int, *, warm: bool = True, v
     return model, h
 
 
-def run_warmup(start: DefaultStart, vocab_size: int = 1000, d: int = 64, seeds: tuple[int, ...] = (0, 1, 2),
-               lrs: tuple[float, ...] = WARMUP_LRS, warmup: int = 200, context: int = 32, batch_size: int = 16,
-               max_steps: int = 3000, eval_every: int = 20, patience: int = 4, min_delta: float = 1e-3,
+def run_warmup(start: DefaultStart, vocab_size: int, d: int = 64, *, seeds: tuple[int, ...],
+               lrs: tuple[float, ...] = WARMUP_LRS, warmup: int, context: int = 32, batch_size: int = 16,
+               max_steps: int, eval_every: int = 20, patience: int = 4, min_delta: float = 1e-3,
                device: str | torch.device = "cpu", tie: bool = True,
                untied_lrs: tuple[float, ...] = (WARMUP_LRS[1],)) -> WarmupSweep:
     """Train a TinyLM (head tied to the table if ``tie``) from each of :data:`WARMUP_INITS` with and without
@@ -355,8 +355,9 @@ def run_warmup(start: DefaultStart, vocab_size: int = 1000, d: int = 64, seeds: 
                     out.runs[name][lr][warm].append({"best_val": h.best_val_loss, "best_step": h.best_step,
                                                      "plateau": int(h.plateau)})
     if tie and untied_lrs:
-        out.untied = run_warmup(start, vocab_size, d, seeds, tuple(untied_lrs), warmup, context, batch_size,
-                                max_steps, eval_every, patience, min_delta, device, tie=False)
+        out.untied = run_warmup(start, vocab_size, d, seeds=seeds, lrs=tuple(untied_lrs), warmup=warmup,
+                                context=context, batch_size=batch_size, max_steps=max_steps, eval_every=eval_every,
+                                patience=patience, min_delta=min_delta, device=device, tie=False)
     return out
 
 

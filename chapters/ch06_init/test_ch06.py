@@ -16,11 +16,11 @@ def test_chapter_summary_has_a_line_for_every_outcome():
 def test_c21_and_c23_on_small_runs():
     from embedbook.chapters.ch06_init import measure as ch06
 
-    step0 = ch06.run_step0(dims=(64,), seeds=(0,), windows=4, schemes=(ch06.LITERAL, ch06.READING, "xavier_normal"))
+    step0 = ch06.run_step0(1000, dims=(64,), seeds=(0,), windows=4, schemes=(ch06.LITERAL, ch06.READING, "xavier_normal"))
     assert claims.run("C21", step0).verdict == claims.CORRECTED
-    default = ch06.run_default(seeds=(0,))
+    default = ch06.run_default(1000, seeds=(0,))
     assert abs(default.default_std - 1) < 0.02 and default.step_default * 10 < default.step_small
-    sweep = ch06.run_warmup(default, seeds=(0,), warmup=5, max_steps=10)
+    sweep = ch06.run_warmup(default, 1000, seeds=(0,), warmup=5, max_steps=10)
     assert set(sweep.runs) == set(ch06.WARMUP_INITS) and all(len(a[0]) == len(a[1]) == 1
                                                           for by_lr in sweep.runs.values() for a in by_lr.values())
     # the untied arm: the same sweep with tie=False, at the higher learning rate only
@@ -30,11 +30,11 @@ def test_c21_and_c23_on_small_runs():
     v = claims.run("C23", sweep)
     assert v.verdict == claims.INCONCLUSIVE and "Untied head, lr 0.01" in v.evidence
     with pytest.raises(ValueError, match="two learning rates"):
-        ch06.run_warmup(default, lrs=(1e-3,), max_steps=10)
+        ch06.run_warmup(default, 1000, seeds=(0,), warmup=5, lrs=(1e-3,), max_steps=10)
     with pytest.raises(ValueError, match="one untied"):
-        ch06.run_warmup(default, lrs=ch06.WARMUP_LRS, max_steps=10, tie=False)
+        ch06.run_warmup(default, 1000, seeds=(0,), warmup=5, lrs=ch06.WARMUP_LRS, max_steps=10, tie=False)
     with pytest.raises(ValueError, match="untied sweep"):
-        claims.run("C23", ch06.run_warmup(default, seeds=(0,), warmup=2, max_steps=4, untied_lrs=()))
+        claims.run("C23", ch06.run_warmup(default, 1000, seeds=(0,), warmup=2, max_steps=4, untied_lrs=()))
 
 
 def test_c23_needs_the_tied_and_the_untied_model_to_agree():
@@ -59,12 +59,12 @@ def test_c23_needs_the_tied_and_the_untied_model_to_agree():
 def test_every_finding_fits_the_box_and_names_no_code(monkeypatch):
     from embedbook.chapters.ch06_init import measure as ch06
 
-    step0 = ch06.run_step0(dims=(64,), seeds=(0,), windows=4, schemes=(ch06.LITERAL, ch06.READING))
+    step0 = ch06.run_step0(1000, dims=(64,), seeds=(0,), windows=4, schemes=(ch06.LITERAL, ch06.READING))
     texts = all_findings(monkeypatch, lambda: claims.run("C21", step0))
-    sweep = ch06.run_warmup(ch06.run_default(seeds=(0,)), seeds=(0,), warmup=2, max_steps=4)
+    sweep = ch06.run_warmup(ch06.run_default(1000, seeds=(0,)), 1000, seeds=(0,), warmup=2, max_steps=4)
     texts += all_findings(monkeypatch, lambda: claims.run("C23", sweep),
                        ({}, {"n_seeds": 3}, {"default_std": 0.5}, {"default_std": 1.0, "fast_unit_lo": -12.3456}))
-    pre = ch06.run_pretrained(small_tokens=3000, seeds=(0,), max_steps=4, eval_every=2)
+    pre = ch06.run_pretrained(1000, small_tokens=3000, seeds=(0,), max_steps=4, eval_every=2)
     texts += all_findings(monkeypatch, lambda: claims.run("C22", pre), ({}, {"n_seeds": 3, "plateau_all": 1}))
     for text in texts:
         assert 0 < len(text.split()) <= claims.FINDING_WORDS, text
@@ -75,11 +75,12 @@ def test_the_warmup_sweep_repeats_run_warmup_arm():
     """run_warmup's runs are run_warmup_arm's, the loop the chapter writes out (same best loss and step)."""
     from embedbook.chapters.ch06_init import measure as ch06
 
-    sweep = ch06.run_warmup(ch06.run_default(seeds=(0,)), seeds=(0,), warmup=2, max_steps=6, eval_every=2,
+    sweep = ch06.run_warmup(ch06.run_default(1000, seeds=(0,)), 1000, seeds=(0,), warmup=2, max_steps=6, eval_every=2,
                             untied_lrs=())
-    _, h = ch06.run_warmup_arm("normal_0.02", ch06.WARMUP_LRS[1], 0, warmup=2, max_steps=6, eval_every=2)
+    _, h = ch06.run_warmup_arm("normal_0.02", ch06.WARMUP_LRS[1], 0, vocab_size=1000, warmup=2, max_steps=6, eval_every=2)
     run = sweep.runs["normal_0.02"][ch06.WARMUP_LRS[1]][1][0]
     assert (run["best_val"], run["best_step"], run["plateau"]) == (h.best_val_loss, h.best_step, int(h.plateau))
-    _, cold = ch06.run_warmup_arm("normal_0.02", ch06.WARMUP_LRS[1], 0, warm=False, warmup=2, max_steps=6,
+    _, cold = ch06.run_warmup_arm("normal_0.02", ch06.WARMUP_LRS[1], 0, warm=False, vocab_size=1000, warmup=2,
+                                  max_steps=6,
                                   eval_every=2)
     assert sweep.runs["normal_0.02"][ch06.WARMUP_LRS[1]][0][0]["best_val"] == cold.best_val_loss

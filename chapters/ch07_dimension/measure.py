@@ -126,7 +126,7 @@ def token_losses(model: lm.TinyLM, ids: torch.LongTensor) -> list[float]:
                                              reduction="none").cpu().tolist()
 
 
-def lee_docs(n_docs: int = 100, vocab_size: int = 1000) -> tuple[lm.Vocab, torch.Tensor, torch.Tensor]:
+def lee_docs(n_docs: int, vocab_size: int = 1000) -> tuple[lm.Vocab, torch.Tensor, torch.Tensor]:
     """``(vocab, train_ids, val_ids)`` of the first ``n_docs`` documents of the Lee corpus (validation: the last
     tenth), the sweep's deliberately small corpus."""
     sents = data.lee_corpus()[:n_docs]
@@ -165,7 +165,7 @@ def _jobs(widths: list[int], seeds: list[int], n_docs: int, vocab_size: int, con
     return jobs, vocab, train_ids, val_ids
 
 
-def run_width(d: int, seed: int, *, n_docs: int = 100, vocab_size: int = 1000, context: int = 32, n_layers: int = 1,
+def run_width(d: int, seed: int, *, n_docs: int, vocab_size: int = 1000, context: int = 32, n_layers: int = 1,
               n_heads: int = 2, batch_size: int = 16, lr: float = 3e-3, eval_every: int = 20, patience: int = 3,
               min_steps: int = 500, max_steps: int = 3000,
               device: str | torch.device = "cpu") -> tuple[lm.TinyLM, lm.History]:
@@ -177,9 +177,9 @@ def run_width(d: int, seed: int, *, n_docs: int = 100, vocab_size: int = 1000, c
     return _fit(jobs[0])
 
 
-def run_sweep(widths: list[int], seeds: list[int], *, n_docs: int = 100, vocab_size: int = 1000,
+def run_sweep(widths: list[int], seeds: list[int], *, n_docs: int, vocab_size: int = 1000,
               context: int = 32, n_layers: int = 1, n_heads: int = 2, batch_size: int = 16, lr: float = 3e-3,
-              eval_every: int = 20, patience: int = 3, min_steps: int = 500, max_steps: int = 3000,
+              eval_every: int = 20, patience: int = 3, min_steps: int, max_steps: int,
               device: str | torch.device = "cpu", workers: int = 1) -> Sweep:
     """Train a tied :class:`~embedbook.lm.TinyLM` (no dropout, so nothing masks overfitting) at each width
     and seed on the first ``n_docs`` documents of the Lee corpus, each to its validation plateau
@@ -269,7 +269,7 @@ PUBLISHED_CONTEXTS: list[tuple[str, int, str]] = [
 
 
 def run_attention_cost(ns: list[int], ds: list[int], n_fixed: int, d_fixed: int, *, article_n: int = 2048,
-                       article_d: int = 4096, bench_ns: list[int] | None = None, bench_d: int = 64,
+                       article_d: int = 4096, bench_ns: list[int] | None, bench_d: int = 64,
                        reps: int = 5) -> AttentionCost:
     """Count attention FLOPs with torch over ``ns`` (at ``d_fixed``) and ``ds`` (at ``n_fixed``), fit the
     exponents, compare every count with :func:`embedbook.sizing.attention_flops`, and time the score-and-mix

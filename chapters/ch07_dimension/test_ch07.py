@@ -105,7 +105,7 @@ def test_run_sweep_smoke():
     assert s.flops_per_token[0] < s.flops_per_token[2]
     assert claims.run("C17", s).verdict == claims.INCONCLUSIVE  # one seed never decides
     with pytest.raises(ValueError, match="three widths"):
-        ch07.run_sweep([8, 4, 16], [0], n_docs=10)
+        ch07.run_sweep([8, 4, 16], [0], n_docs=10, min_steps=0, max_steps=4)
 
 
 # --- C42: published widths ---------------------------------------------------------------------------------------
@@ -190,7 +190,7 @@ def test_block_bootstrap_interval():
 
 
 def test_c18_judged_over_the_published_contexts():
-    r = ch07.run_attention_cost([64, 128, 256], [16, 32, 64], n_fixed=128, d_fixed=32)
+    r = ch07.run_attention_cost([64, 128, 256], [16, 32, 64], n_fixed=128, d_fixed=32, bench_ns=[32, 64], reps=1)
     assert r.contexts == sorted(n for _, n, _ in ch07.PUBLISHED_CONTEXTS)
     assert r.context_shares[0] == pytest.approx(2 * 4096 / (2 * 4096 + 2048))
     assert r.n_proj_dominant == sum(n < 2 * 4096 for n in r.contexts)
@@ -206,7 +206,7 @@ def test_every_finding_fits_the_box_and_names_no_code(monkeypatch):
     texts = all_findings(monkeypatch, lambda: claims.run("C17", _sweep(u)),
                       ({}, {"all_plateau": 0}, {"all_plateau": 1, "margin": 0.1}, {"margin": 0.5, "n_seeds": 1},
                        {"n_seeds": 3, "small_lo": -0.1234, "small_hi": -0.0123}))
-    cost = ch07.run_attention_cost([32, 64, 128], [8, 16, 32], n_fixed=64, d_fixed=16)
+    cost = ch07.run_attention_cost([32, 64, 128], [8, 16, 32], n_fixed=64, d_fixed=16, bench_ns=[16, 32], reps=1)
     texts += all_findings(monkeypatch, lambda: claims.run("C18", cost))
     texts += all_findings(monkeypatch, lambda: claims.run("C42", ch07.run_widths()))
     for text in texts:

@@ -223,7 +223,7 @@ def check_c41(r: Retrieval) -> claims.Verdict:
 def _load_probe() -> claims.Verdict:
     from embedbook import data
 
-    return check_c41(run_retrieval(data.glove().vectors[:50_000], n_queries=10, reps=3))
+    return check_c41(run_retrieval(data.glove().vectors[:50_000], n_queries=10, k=10, reps=3))
 
 
 # Smoke-size runs of the timed claims, for tests/test_load.py: a busy machine must give the same verdict.

@@ -42,7 +42,7 @@ def space_label(name: str) -> str:
     return _("MiniLM input") if name == "MiniLM input" else i18n.verbatim(name)
 
 
-def neighbour_table(space: Space, words: list[str], k: int = 10,
+def neighbour_table(space: Space, words: list[str], k: int,
                     measures: tuple[str, ...] = ("cosine", "dot", "euclidean")):
     """The ``k`` nearest words of each of ``words`` under each measure: a DataFrame whose columns are
     (word, measure) and whose rows are the ranks 1…k (hide its index)."""
@@ -80,7 +80,7 @@ class MetricAgreement(Result):
         return {"dot_says": says}
 
 
-def run_metric_agreement(space: Space, n_words: int = 50, k: int = 10, top: int = 10_000, seed: int = 0) -> MetricAgreement:
+def run_metric_agreement(space: Space, n_words: int, k: int, top: int = 10_000, seed: int = 0) -> MetricAgreement:
     """Compare the three measures' top-``k`` for ``n_words`` query words drawn from the ``top`` most frequent."""
     rng = np.random.default_rng(seed)
     words = [space.words[i] for i in rng.choice(min(top, len(space)), n_words, replace=False)]
@@ -239,7 +239,7 @@ def retrieval_work(n: int, d: int, batch: int = 1) -> dict[str, int]:
             "cached": dots + batch * d + 2 * batch * n}
 
 
-def run_retrieval(table, n_queries: int = 20, k: int = 10, batch: int = 1, reps: int = 5, seed: int = 0,
+def run_retrieval(table, n_queries: int, k: int, batch: int = 1, *, reps: int, seed: int = 0,
                   device: str | torch.device = "cpu") -> Retrieval:
     """Time and count the two routes (and the cached-length cosine) on ``n_queries`` rows of ``table`` as
     queries, ``batch`` queries per call, the routes timed in turn (:func:`embedbook.timing.interleaved`).

@@ -203,7 +203,7 @@ def gensim_sentence(r: AnalogySet) -> str:
     return _("{opening}: {tail}").format(opening=opening, tail=tail)
 
 
-def run_analogy_set(space: Space, restrict: int = 100_000, per_section: int | None = None, seed: int = 0) -> AnalogySet:
+def run_analogy_set(space: Space, restrict: int, per_section: int | None, seed: int = 0) -> AnalogySet:
     """Evaluate ``space`` on Mikolov et al.'s ``questions-words.txt`` and break the outcomes down."""
     res = similarity.evaluate_analogies(space, similarity.read_analogies(), restrict=restrict,
                                         per_section=per_section, seed=seed)

@@ -53,7 +53,7 @@ class SkipGram(Result):
     w_out: torch.Tensor = field(default=None, repr=False)  # (V, d) context-word vectors
 
 
-def run_skipgram(corpus: list[list[str]], dim: int = 50, window: int = 2, negative: int = 5, epochs: int = 2,
+def run_skipgram(corpus: list[list[str]], dim: int, window: int = 2, negative: int = 5, epochs: int = 2,
                  lr: float = 0.025, min_count: int = 2, seed: int = 0) -> SkipGram:
     """Skip-gram with negative sampling with word2vec.c's start, noise and learning-rate schedule, one
     :func:`embedbook.word2vec.sgns_step` per (centre, context) pair: words seen at least ``min_count`` times, most frequent first; the pairs of every
@@ -149,8 +149,8 @@ class Usage(Result):
               "cannot say whether usage or sampling moves the neighbours."))}
 
 
-def run_usage(lee: list[list[str]], wiki: list[list[str]], n_words: int = 100, k: int = 10, epochs: int = 10,
-              seeds: int = 3, n_tokens: int | None = None, min_count: int = 5, query_count: int = 20,
+def run_usage(lee: list[list[str]], wiki: list[list[str]], n_words: int, k: int, epochs: int,
+              seeds: int = 3, *, n_tokens: int | None, min_count: int = 5, query_count: int = 20,
               dim: int = 50, plateau_max: float = 0.02) -> Usage:
     """Train skip-gram on Lee and on two disjoint Wikipedia samples of Lee's size, ``seeds`` seeds each, and
     compare the top-``k`` neighbours of up to ``n_words`` words seen at least ``query_count`` times in each
@@ -277,8 +277,8 @@ class Planted(Result):
         return {"lean_first": mean[0], "lean_last": mean[-1], "p_first": self.ps[0], "p_last": self.ps[-1]}
 
 
-def run_planted(corpus: list[list[str]], a: str = "fire", b: str = "company", ps=(0.2, 0.5, 0.8), n: int = 40,
-                seeds: int = 3, epochs: int = 10, dim: int = 50, n_tokens: int | None = None,
+def run_planted(corpus: list[list[str]], a: str = "fire", b: str = "company", ps=(0.2, 0.5, 0.8), *, n: int,
+                seeds: int = 3, epochs: int, dim: int = 50, n_tokens: int | None,
                 plateau_max: float = 0.02) -> Planted:
     """For each seed, one skip-gram model on ``corpus`` (cut to ``n_tokens``) plus, for each p in ``ps``, the
     :func:`plant`-ed contexts of a made-up word ``usage_p``; its lean towards ``a`` rather than ``b``."""
@@ -345,7 +345,7 @@ def run_benchmarks(spaces: dict[str, Space], reference: str, check: str):
     return pd.DataFrame(rows)
 
 
-def run_agreement(spaces: dict[str, Space], n_words: int = 300, k: int = 10):
+def run_agreement(spaces: dict[str, Space], n_words: int, k: int):
     """The share of top-``k`` neighbours each pair of ``spaces`` agrees on, over the ``n_words`` most frequent
     shared words longer than two letters (in the first space's order), searching only the words both know
     (:func:`embedbook.similarity.common_rows`). A symmetric DataFrame with 1.0 on the diagonal."""
@@ -373,7 +373,7 @@ def map_label(group: str) -> str:
             "noun, plural": _("noun, plural")}.get(group, group)
 
 
-def map_points(space: Space, n_words: int = 300, groups: dict[str, str] = MAP_GROUPS):
+def map_points(space: Space, n_words: int, groups: dict[str, str] = MAP_GROUPS):
     """Words of a few sections of the analogy set (``n_words`` in all, evenly over ``groups``: label →
     section) and their first two principal components in ``space``. Returns (words, group labels, xy)."""
     secs = similarity.read_analogies()

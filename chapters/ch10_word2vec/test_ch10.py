@@ -57,7 +57,7 @@ def test_lean_sign_and_phrase(corpus):
 
 def test_planted_lean_follows_the_mix(corpus):
     big = [["sweet", "ripe", "fire", "eat", "sweet"], ["drive", "road", "company", "engine", "road"]] * 60 + corpus
-    r = ch10.run_planted(big, n=30, seeds=2, epochs=8, dim=16)
+    r = ch10.run_planted(big, n=30, seeds=2, epochs=8, dim=16, n_tokens=None)
     assert r.rise > 0 and set(r.leans) == {0.2, 0.5, 0.8} and all(len(v) == 2 for v in r.leans.values())
     assert claims.run("C39", r).verdict in {claims.CONFIRMED, claims.INCONCLUSIVE, claims.REFUTED}
 
@@ -114,10 +114,10 @@ def test_run_skipgram_is_the_sgns_step_loop_it_documents(corpus):
 
 def test_run_skipgram_bad_input(corpus):
     with pytest.raises(ValueError, match="window must be a positive int"):
-        ch10.run_skipgram(corpus, window=0)
+        ch10.run_skipgram(corpus, window=0, dim=8)
     with pytest.raises(ValueError, match="min_count"):
-        ch10.run_skipgram(corpus, min_count=10_000)
+        ch10.run_skipgram(corpus, min_count=10_000, dim=8)
     with pytest.raises(ValueError, match="no \\(centre, context\\) pair"):
-        ch10.run_skipgram([["a"], ["a"]], min_count=1)
+        ch10.run_skipgram([["a"], ["a"]], min_count=1, dim=8)
     with pytest.raises(TypeError, match="token lists"):
-        ch10.run_skipgram("not a corpus")
+        ch10.run_skipgram("not a corpus", dim=8)

@@ -216,7 +216,7 @@ class Cost(Result):
 
 
 def run_cost(
-    tokenizer, model, senses: Senses, sentences: list[str] = FRUIT[:8] + COMPANY[:8], copies: int = 4, reps: int = 5
+    tokenizer, model, senses: Senses, sentences: list[str] = FRUIT[:8] + COMPANY[:8], *, copies: int, reps: int
 ) -> Cost:
     """Count the forward pass's FLOPs per token over ``sentences`` (each on its own, no padding), and time
     the lookup and the forward pass on one padded batch of ``copies`` copies of them, in turn (the cost per
@@ -290,7 +290,7 @@ def static_share(x) -> float:
     return float(total @ total) / (len(x) * energy)
 
 
-def corpus_windows(n_lee: int, n_wiki: int = 0, window: int = 24) -> list[list[str]]:
+def corpus_windows(n_lee: int, n_wiki: int, window: int) -> list[list[str]]:
     """``n_lee`` + ``n_wiki`` windows of ``window`` words, evenly spaced over the Lee and Wikipedia corpora
     (evenly spaced rather than the first ones, to spread the contexts over many documents)."""
     if n_lee < 0 or n_wiki < 0 or n_lee + n_wiki == 0:
@@ -466,8 +466,8 @@ class Contextuality(Result):
 
 
 def run_contextuality(
-    tokenizer, model, n_lee: int = 200, n_wiki: int = 100, window: int = 24, min_contexts: int = 5,
-    max_contexts: int = 30, n_random: int = 1000, boot: int = 2000, seed: int = 0, progress: bool = False,
+    tokenizer, model, n_lee: int, n_wiki: int, window: int, min_contexts: int,
+    max_contexts: int, n_random: int, boot: int, seed: int = 0, progress: bool = False,
 ) -> Contextuality:
     """Encode corpus windows, measure every layer (:func:`embedbook.contextual.measure_layers`), calibrate
     the MEV readings on synthetic words with the real words' context counts, and bootstrap over words."""

@@ -92,7 +92,7 @@ def original_form_diff(d: int, heads: int, n: int, vocab: int = 1000, seed: int 
     return float((rebuilt - probs[0]).abs().max())
 
 
-def run_qkv(tokenizer, model, sentence: str = SENTENCE) -> QKV:
+def run_qkv(tokenizer, model, sentence: str) -> QKV:
     """Rebuild layer 0's attention (:func:`embedbook.contextual.layer0_qkv`) in the model's form, without the
     biases, and in the article's form, and compare each with the probabilities the model reports."""
     tokens, att = contextual.model_attentions(tokenizer, model, sentence)
@@ -153,7 +153,7 @@ class TableSwap(Result):
                  "meant is gone.")
 
 
-def run_table_swap(tokenizer, model, sentence: str = SENTENCE, seed: int = 0,
+def run_table_swap(tokenizer, model, sentence: str, seed: int,
                    pairs: list[tuple[str, str]] = PARAPHRASES) -> TableSwap:
     """Replace the token table (:func:`embedbook.contextual.with_table`), keep every other weight, and measure."""
     _, base = contextual.model_attentions(tokenizer, model, sentence)

@@ -90,9 +90,9 @@ def test_chapter12_check_on_the_real_model(enc):
     from embedbook.chapters.ch12_qkv import measure as ch12
 
     tok, model = enc
-    r = ch12.run_qkv(tok, model)
+    r = ch12.run_qkv(tok, model, ch12.SENTENCE)
     assert r.diff_full < 1e-5 < r.diff_no_bias and r.square == 1 and r.has_bias == 1
     assert claims.run("C24", r).verdict == claims.CORRECTED
-    swap = ch12.run_table_swap(tok, model, pairs=ch12.PARAPHRASES[:3])
+    swap = ch12.run_table_swap(tok, model, ch12.SENTENCE, 0, pairs=ch12.PARAPHRASES[:3])
     assert swap.effects["original"]["shift_l0"] == 0.0 and swap.effects["shuffled"]["shift_l0"] > 0.01
     assert "shuffled_final_cos" in swap.glued()

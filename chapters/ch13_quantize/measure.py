@@ -76,7 +76,7 @@ class Memory(Result):
         return rows
 
 
-def run_memory(tables: Mapping[str, torch.Tensor] | None = None, vocab: int = ARTICLE_VOCAB, dim: int = ARTICLE_DIM,
+def run_memory(tables: Mapping[str, torch.Tensor] | None = None, *, vocab: int, dim: int,
                widths: Sequence[int] = WIDTHS, seed: int = 0, device: str | torch.device = "cpu") -> Memory:
     """Quantise a random ``vocab × dim`` table (the article's size by default) and count the bytes stored.
 
@@ -351,7 +351,7 @@ class Throughput(Result):
     bench_int4_speed: float
 
 
-def run_throughput(table: torch.Tensor, n_ids: int = 65536, reps: int = 7, seed: int = 0,
+def run_throughput(table: torch.Tensor, n_ids: int, reps: int, seed: int = 0,
                    device: str | torch.device = "cpu") -> Throughput:
     """Time ``nn.Embedding`` and int8 / int4 :class:`~embedbook.quantize.QuantizedEmbedding` lookups of
     ``n_ids`` random ids (best of ``reps`` interleaved runs, :func:`embedbook.timing.interleaved`)."""

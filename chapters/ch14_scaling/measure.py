@@ -94,11 +94,11 @@ def _train_arm(job: dict) -> dict:
             "curve": (list(h.steps), list(h.val_loss)), "params": sum(p.numel() for p in model.embed.parameters())}
 
 
-def run_scaling(seeds: list[int], *, n_docs: int = 100, vocab_size: int = 1000, d_model: int = 32,
-                context: int = 32, cutoffs: tuple[int, ...] = (100, 400), ngram_rows: int = 2000,
-                table_sizes: tuple[int, ...] = (500, 2000, 8000), arms: tuple[str, ...] = ARMS,
+def run_scaling(seeds: list[int], *, n_docs: int, vocab_size: int, d_model: int,
+                context: int = 32, cutoffs: tuple[int, ...], ngram_rows: int,
+                table_sizes: tuple[int, ...], arms: tuple[str, ...] = ARMS,
                 n_heads: int = 2, batch_size: int = 16, lr: float = 3e-3, eval_every: int = 20, patience: int = 3,
-                min_steps: int = 200, max_steps: int = 3000, device: str | torch.device = "cpu",
+                min_steps: int, max_steps: int, device: str | torch.device = "cpu",
                 workers: int = 1) -> Scaling:
     """Train one small LM per input embedding (``arms``) and seed on the first ``n_docs`` Lee documents, each
     to its validation plateau; the models differ only in the input embedding (same untied output head, same

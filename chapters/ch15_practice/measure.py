@@ -166,10 +166,10 @@ def _train(model: lm.TinyLM, train_ids, val_ids, *, seed: int, lr: float, emb_lr
                     eval_every=eval_every, seed=seed, progress=False, patience=patience, min_delta=min_delta)
 
 
-def run_finetune(source_tokens: int = 256_000, target_tokens: int = 8_000, seeds: int = 3, *,
-                 source_val_tokens: int = 8_000, target_val_tokens: int | None = None, vocab_size: int = 512,
-                 d_model: int = 32, n_layers: int = 1, context: int = 32, batch_size: int = 32, lr: float = 1e-2,
-                 ft_lr: float = 3e-3, small_mult: float = 0.1, max_steps: int = 3000, eval_every: int = 20,
+def run_finetune(source_tokens: int, target_tokens: int, seeds: int, *,
+                 source_val_tokens: int, target_val_tokens: int | None, vocab_size: int = 512,
+                 d_model: int = 32, n_layers: int = 1, context: int = 32, batch_size: int, lr: float = 1e-2,
+                 ft_lr: float = 3e-3, small_mult: float = 0.1, max_steps: int, eval_every: int,
                  patience: int = 3, min_delta: float = 0.01, first_seed: int = 0,
                  device: torch.device | str | None = None) -> FineTune:
     """Pre-train an untied TinyLM on Wikipedia text, then fine-tune copies on Lee news with the input
@@ -318,7 +318,7 @@ class CrossLingual(Result):
         return [e for a in self.folds for e in a.examples]
 
 
-def run_alignment(zh_lines: int | None = None, *, epochs: int = 2, n_candidates: int = 50_000, k: int = 3,
+def run_alignment(zh_lines: int | None, *, epochs: int, n_candidates: int, k: int,
                   seed: int = 0) -> CrossLingual:
     """Train Chinese skip-gram vectors on People's Daily with GloVe's dimension, then translate held-out
     dictionary words into English, in ``k`` folds of the seed dictionary (:func:`embedbook.align.folds`).

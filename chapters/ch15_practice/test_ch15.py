@@ -104,7 +104,8 @@ def test_run_finetune_tiny_and_bad_input():
     assert claims.run("C30", r).verdict == claims.INCONCLUSIVE  # one seed can never decide
     assert r.n_target_val == 1000 and r.n_source_val == 1000
     with pytest.raises(ValueError, match="small_mult"):
-        ch.run_finetune(2000, 1000, 1, small_mult=2.0)
+        ch.run_finetune(2000, 1000, 1, source_val_tokens=1000, target_val_tokens=1000, max_steps=4, eval_every=2,
+                        batch_size=8, small_mult=2.0)
 
 
 def test_summary_c30_words_follow_the_signs():
