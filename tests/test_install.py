@@ -110,3 +110,24 @@ except data.MissingResource as err:
     msg = run.stdout.strip()
     assert "'matplotlib' is not installed" in msg and "pip install 'matplotlib>=" in msg and "[plot]" in msg, msg
     assert f"pip install -e '{ROOT}[plot]'" in msg, msg
+
+
+def test_the_wheel_carries_each_chapters_code_and_not_its_tests(tmp_path):
+    """A chapter runs from the wheel (Colab): every chapter's measure.py and claims.py install as
+    embedbook.chapters.chNN_name; its tests, notebook and catalog stay in the checkout."""
+    import subprocess
+    import sys
+    import zipfile
+
+    from embedbook import book
+
+    subprocess.run([sys.executable, "-m", "pip", "wheel", str(ROOT), "--no-deps", "-q", "-w", str(tmp_path)],
+                   check=True, capture_output=True, timeout=300)
+    names = zipfile.ZipFile(next(tmp_path.glob("embedbook-*.whl"))).namelist()
+    for name in book.chapters():
+        folder = f"embedbook/chapters/ch{name}/"
+        assert folder + "__init__.py" in names, name
+        if (book.chapter_dir(name) / "claims.py").exists():
+            assert {folder + "measure.py", folder + "claims.py"} <= set(names), name
+    assert not [n for n in names if n.rsplit("/", 1)[-1].startswith("test_") or n.endswith((".ipynb", ".po"))]
+    assert "embedbook/resources/gpt2.tiktoken" in names

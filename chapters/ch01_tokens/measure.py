@@ -1,4 +1,4 @@
-"""Chapter 01, "Tokens are ids, not words": the measurements and the checks of C31, C32, C33, C34 and C47."""
+"""Chapter 01, "Tokens are ids, not words": the measurements behind C31, C32, C33, C34 and C47 (their rules and checks: claims.py)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Chapter 02, "Lookup is a matrix product": the measurements and the checks of C01–C04 and C37."""
+"""Chapter 02, "Lookup is a matrix product": the measurements behind C01–C04 and C37 (their rules and checks: claims.py)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""Chapter 03, "Parameters and memory": the measurements and the checks of C05, C06, C07, C19, C20, C27, C35
-and C36."""
+"""Chapter 03, "Parameters and memory": the measurements behind C05, C06, C07, C19, C20, C27, C35
+and C36 (their rules and checks: claims.py)."""
 
 from __future__ import annotations
 

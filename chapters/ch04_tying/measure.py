@@ -1,6 +1,8 @@
 """Chapter 04, "Weight tying": parameter counts, tied against untied language models trained to a
 plateau on little and on more data (C08), and what the literature says about tying at very large
-vocabularies (C09)."""
+vocabularies (C09).
+
+Their rules and checks are in the chapter's claims.py."""
 
 from __future__ import annotations
 

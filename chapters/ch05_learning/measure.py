@@ -1,4 +1,4 @@
-"""Chapter 05, "How embeddings learn": the measurements and the checks of C12–C16 and C38."""
+"""Chapter 05, "How embeddings learn": the measurements behind C12–C16 and C38 (their rules and checks: claims.py)."""
 
 from __future__ import annotations
 

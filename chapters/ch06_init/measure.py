@@ -1,4 +1,4 @@
-"""Chapter 06, "Initialisation": the measurements and the checks of C21, C22 and C23."""
+"""Chapter 06, "Initialisation": the measurements behind C21, C22 and C23 (their rules and checks: claims.py)."""
 
 from __future__ import annotations
 

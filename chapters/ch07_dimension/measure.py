@@ -1,5 +1,7 @@
 """Chapter 07, "Choosing the dimension": the width sweep (C17), the cost of attention counted (C18) and the
-widths published models use (C42)."""
+widths published models use (C42).
+
+Their rules and checks are in the chapter's claims.py."""
 
 from __future__ import annotations
 

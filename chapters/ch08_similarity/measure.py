@@ -1,4 +1,4 @@
-"""Chapter 08, "Measuring similarity": the measurements and the checks of C40 and C41."""
+"""Chapter 08, "Measuring similarity": the measurements behind C40 and C41 (their rules and checks: claims.py)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Chapter 09, "King − man + woman": the measurements and the checks of C43, C44 and C45."""
+"""Chapter 09, "King − man + woman": the measurements behind C43, C44 and C45 (their rules and checks: claims.py)."""
 
 from __future__ import annotations
 

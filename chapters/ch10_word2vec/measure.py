@@ -1,4 +1,4 @@
-"""Chapter 10, "Word2Vec and learned embeddings": the measurements and the check of C39."""
+"""Chapter 10, "Word2Vec and learned embeddings": the measurements behind C39 (their rules and checks: claims.py)."""
 
 from __future__ import annotations
 

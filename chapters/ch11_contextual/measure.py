@@ -1,4 +1,4 @@
-"""Chapter 11, "Static vs contextual": the measurements and the checks of C10, C11 and C46."""
+"""Chapter 11, "Static vs contextual": the measurements behind C10, C11 and C46 (their rules and checks: claims.py)."""
 
 from __future__ import annotations
 

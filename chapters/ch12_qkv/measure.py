@@ -1,5 +1,5 @@
-"""Chapter 12, "From embeddings to Q, K, V": the measurements and the check of C24, and what a swapped
-embedding table does to the layers above it."""
+"""Chapter 12, "From embeddings to Q, K, V": the measurements behind C24, and what a swapped
+embedding table does to the layers above it (their rules and checks: claims.py)."""
 
 from __future__ import annotations
 

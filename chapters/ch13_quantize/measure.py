@@ -1,4 +1,4 @@
-"""Chapter 13, "Quantising the table": the measurements and the checks of C28, C29 and C49.
+"""Chapter 13, "Quantising the table": the measurements behind C28, C29 and C49 (their rules and checks: claims.py).
 
 - :func:`run_memory` (C28): the bytes an int8 / int4 table really takes, scales counted, at the
   article's size (V = 32,000, d = 4,096), for GloVe and MiniLM, and across widths.

@@ -1,5 +1,7 @@
 """Chapter 14, "Scaling the embedding layer": an n-gram table kept in host memory (C25, decided from the SCONE
-paper with our miniature as an illustration) and adaptive input embeddings (C26, measured)."""
+paper with our miniature as an illustration) and adaptive input embeddings (C26, measured).
+
+Their rules and checks are in the chapter's claims.py."""
 
 from __future__ import annotations
 

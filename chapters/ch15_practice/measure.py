@@ -1,6 +1,8 @@
 """Chapter 15, "Practical choices": fine-tuning a pre-trained LM on shifted data with its embedding frozen,
 slowed or trained fully (C30), and English–Chinese word vectors before and after an orthogonal map fitted
-on a seed dictionary (C48)."""
+on a seed dictionary (C48).
+
+Their rules and checks are in the chapter's claims.py."""
 
 from __future__ import annotations
 
