@@ -34,7 +34,7 @@ test: venv
 # _build/html and the Chinese one in _build/html/zh, both from those outputs (no notebook is executed twice)
 book: venv
 	$(BIN)/embedbook execute
-	$(BIN)/jupyter-book build . --all -W --keep-going
+	$(BIN)/jupyter-book build . --all -W --keep-going   # --all: outputs come from the cache, which Sphinx does not watch
 	$(BIN)/embedbook edition zh
 
 # after `make book`: every built page in headless Chromium (installed from Debian's packages if missing),

@@ -115,14 +115,20 @@ except data.MissingResource as err:
 def test_the_wheel_carries_each_chapters_code_and_not_its_tests(tmp_path):
     """A chapter runs from the wheel (Colab): every chapter's measure.py and claims.py install as
     embedbook.chapters.chNN_name; its tests, notebook and catalog stay in the checkout."""
+    import shutil
     import subprocess
     import sys
     import zipfile
 
     from embedbook import book
 
-    subprocess.run([sys.executable, "-m", "pip", "wheel", str(ROOT), "--no-deps", "-q", "-w", str(tmp_path)],
-                   check=True, capture_output=True, timeout=300)
+    had_build = (ROOT / "build").exists()
+    try:
+        subprocess.run([sys.executable, "-m", "pip", "wheel", str(ROOT), "--no-deps", "-q", "-w", str(tmp_path)],
+                       check=True, capture_output=True, timeout=300)
+    finally:
+        if not had_build:  # setuptools builds in the checkout's build/
+            shutil.rmtree(ROOT / "build", ignore_errors=True)
     names = zipfile.ZipFile(next(tmp_path.glob("embedbook-*.whl"))).namelist()
     for name in book.chapters():
         folder = f"embedbook/chapters/ch{name}/"

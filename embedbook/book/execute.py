@@ -46,8 +46,7 @@ def execute_into_cache(cache_dir: Path | None = None, timeout: int = CELL_TIMEOU
         due = []
         for name in group:
             path = notebook_path(name, base)
-            changed = ran_with.get(name) != inputs_digest(name, base) or not _records_complete(name)
-            if changed or (group is not chapters_first and succeeded):
+            if needs_run(name, ran_with, base) or (group is not chapters_first and succeeded):
                 due.append(str(path))
             else:
                 skipped.append(str(path))
@@ -66,6 +65,12 @@ def execute_into_cache(cache_dir: Path | None = None, timeout: int = CELL_TIMEOU
     folder.mkdir(parents=True, exist_ok=True)
     ledger.write_text(json.dumps(ran_with, indent=1, sort_keys=True), encoding="utf-8")
     return {"succeeded": succeeded, "failed": failed, "skipped": skipped}
+
+
+def needs_run(name: str, ran_with: dict[str, str], base: Path | None = None) -> bool:
+    """Whether notebook ``name`` must run: its inputs are not those it last ran with here (``ran_with``: name →
+    :func:`inputs_digest`), or a claim it settles has no full-size record from its current inputs."""
+    return ran_with.get(name) != inputs_digest(name, base) or not _records_complete(name)
 
 
 def _records_complete(name: str) -> bool:
