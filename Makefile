@@ -54,10 +54,10 @@ page: venv
 	command -v chromium >/dev/null || (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium)
 	$(BIN)/embedbook page $(CHAPTER)
 
-# JupyterLab (pinned in constraints.txt) in the same environment, opened on the chapters
+# JupyterLab (pinned in constraints.txt) in the same environment, opened on the chapters (one folder each)
 lab: venv
 	$(BIN)/python -m pip install --quiet -c constraints.txt -e ".[lab]"
-	$(BIN)/jupyter lab book/
+	$(BIN)/jupyter lab chapters/
 
 clean:
 	rm -rf _build

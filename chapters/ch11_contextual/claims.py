@@ -78,7 +78,7 @@ def check_c10(r: Senses) -> claims.Verdict:
                 "row), so the check confirms that the real forward pass does what the definition says rather than "
                 "testing something that could have failed. "
                 "What enters the first attention layer depends on the token and its position only. What changes with "
-                "position is a second table, added after the lookup ({{doc}}`02_lookup`); the context arrives "
+                "position is a second table, added after the lookup ({{doc}}`/chapters/ch02_lookup/02_lookup`); the context arrives "
                 "with attention: at layer {top_layer} the fruit and company 'apple' vectors have a mean cosine of "
                 "{across_top:.2f} across senses."
             ).format(top_layer=r.top_layer, across_top=r.across_top),

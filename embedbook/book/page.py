@@ -17,18 +17,20 @@ from pathlib import Path
 from embedbook import book
 from embedbook.book import build, claims
 
-_DOC = re.compile(r"\{doc\}`(?:[^`<]*<)?([^`>]+)>?`")
+_DOC = re.compile(r"\{\{?doc\}?\}`(?:[^`<]*<)?([^`>]+)>?`")  # {doc}`x`, and {{doc}}`x` in a code template
 _CLAIM_REF = re.compile(r"\{ref\}`(?:[^`<]*<)?(claim-c\d\d)>?`")
 
 
 def dangling_references(name: str) -> list[str]:
-    """The ``{doc}`` targets of a chapter that are no page of the book, and its ``{ref}`` to claim boxes of
-    claims that are not in the register."""
+    """The ``{doc}`` targets of a chapter (its notebook's Markdown and its modules' texts) that are no page of
+    the book, and its ``{ref}`` to claim boxes of claims that are not in the register."""
     import json
 
     path = book.chapter_path(name)
     cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
     text = "\n".join(book._source(c) for c in cells if c["cell_type"] == "markdown")
+    text += "\n".join(m.read_text(encoding="utf-8") for m in sorted(path.parent.glob("*.py"))
+                      if not m.name.startswith("test_"))
     base = book.root()
     pages = {f.lstrip("/") for f in book.toc_files(base)}
     out = []
