@@ -52,10 +52,11 @@ def execute_into_cache(cache_dir: Path | None = None, timeout: int = CELL_TIMEOU
                 skipped.append(str(path))
         for uri in due:
             cache.add_nb_to_project(uri)
+            _forget(cache, uri)
         if not due:
             continue
         executor = load_executor("local-parallel" if parallel else "local-serial", cache=cache)
-        result = executor.run_and_cache(filter_uris=due, timeout=timeout, force=True)
+        result = executor.run_and_cache(filter_uris=due, timeout=timeout)
         succeeded += list(result.succeeded)
         failed += list(result.excepted) + list(result.errored)
         for uri in result.succeeded:
@@ -65,6 +66,19 @@ def execute_into_cache(cache_dir: Path | None = None, timeout: int = CELL_TIMEOU
     folder.mkdir(parents=True, exist_ok=True)
     ledger.write_text(json.dumps(ran_with, indent=1, sort_keys=True), encoding="utf-8")
     return {"succeeded": succeeded, "failed": failed, "skipped": skipped}
+
+
+def _forget(cache, uri: str) -> None:
+    """Drop the cached outputs of notebook ``uri``, so that the executor runs it again. (jupyter-cache matches a
+    notebook by its cells alone, so an unchanged notebook whose code changed would count as executed; and its
+    parallel executor ignores ``force``.)"""
+    import nbformat
+
+    try:
+        record = cache.match_cache_notebook(nbformat.read(uri, as_version=4))
+    except KeyError:  # never cached
+        return
+    cache.remove_cache(record.pk)
 
 
 def needs_run(name: str, ran_with: dict[str, str], base: Path | None = None) -> bool:
