@@ -206,3 +206,24 @@ def test_a_notebook_runs_again_only_when_its_inputs_changed(monkeypatch):
     assert execute.needs_run("04_tying", ran_with) and not execute.needs_run("07_dimension", ran_with)
     monkeypatch.setattr(execute, "_records_complete", lambda name: name != "07_dimension")
     assert execute.needs_run("07_dimension", ran_with)  # its verdict records went missing
+
+
+def test_a_notebook_due_again_loses_its_cached_outputs(tmp_path):
+    """jupyter-cache matches a notebook by its cells, so a chapter whose code changed but whose notebook did not
+    would count as executed (and its parallel executor ignores ``force``): its cached outputs are dropped first."""
+    import nbformat
+    from jupyter_cache import get_cache
+
+    from embedbook.book import execute
+
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("print(1)")])
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    path = tmp_path / "demo.ipynb"
+    nbformat.write(nb, path)
+    cache = get_cache(str(tmp_path / "cache"))
+    cache.cache_notebook_file(str(path), check_validity=False)
+    assert cache.match_cache_notebook(nbformat.read(path, as_version=4))
+    execute._forget(cache, str(path))
+    with pytest.raises(KeyError):
+        cache.match_cache_notebook(nbformat.read(path, as_version=4))
+    execute._forget(cache, str(path))  # never cached (any more): nothing to drop

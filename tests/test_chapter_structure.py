@@ -190,6 +190,25 @@ def _calls_into_chapter_code(path):
             yield getattr(aliases[call.func.value.id], call.func.attr), call
 
 
+def _from_parameters(path) -> set[str]:
+    """The parameters cell's names, and every name the notebook assigns from them by arithmetic alone
+    (``max_steps = MAX_STEPS // 2``; a name a function returns is a result, not a size)."""
+    import ast
+
+    names = set(book.parameters(path))
+    tree = ast.parse(book._code_of(path))
+    grew = True
+    while grew:
+        grew = False
+        for node in ast.walk(tree):
+            if (isinstance(node, ast.Assign) and not any(isinstance(n, ast.Call) for n in ast.walk(node.value))
+                    and {n.id for n in ast.walk(node.value) if isinstance(n, ast.Name)} & names):
+                new = {n.id for t in node.targets for n in ast.walk(t) if isinstance(n, ast.Name)} - names
+                names |= new
+                grew = grew or bool(new)
+    return names
+
+
 # defaults that are no size the notebook also holds: "all of it", and one worker process (a machine setting)
 SEMANTIC_DEFAULTS = {("english_texts", "n_lines"), ("run_sweep", "workers"), ("run_scaling", "workers")}
 
@@ -201,7 +220,7 @@ def test_sizes_are_declared_once(name):
     import ast
     import inspect
 
-    params = set(book.parameters(book.chapter_path(name)))
+    params = _from_parameters(book.chapter_path(name))
     twice, unbound = [], []
     for fn, call in _calls_into_chapter_code(book.chapter_path(name)):
         sig = inspect.signature(fn)

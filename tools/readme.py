@@ -5,7 +5,7 @@ full-size time from the last `make book`) and the count of claims. Nothing there
     python tools/readme.py           rewrite README.md (a chapter's time: from the build's execution cache where
                                      it ran, else the README's own)
     python tools/readme.py --check   exit 1, printing the difference, where README.md is not what it would write
-                                     (tests/test_readme.py runs this)
+                                     (tests/test_tools.py runs this)
 """
 
 from __future__ import annotations

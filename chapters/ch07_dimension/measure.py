@@ -169,8 +169,7 @@ def _jobs(widths: list[int], seeds: list[int], n_docs: int, vocab_size: int, con
 
 def run_width(d: int, seed: int, *, n_docs: int, vocab_size: int = 1000, context: int = 32, n_layers: int = 1,
               n_heads: int = 2, batch_size: int = 16, lr: float = 3e-3, eval_every: int = 20, patience: int = 3,
-              min_steps: int = 500, max_steps: int = 3000,
-              device: str | torch.device = "cpu") -> tuple[lm.TinyLM, lm.History]:
+              min_steps: int, max_steps: int, device: str | torch.device = "cpu") -> tuple[lm.TinyLM, lm.History]:
     """One run of :func:`run_sweep`: the tied TinyLM of width ``d`` built from ``seed`` and trained on the first
     ``n_docs`` Lee documents to its validation plateau, exactly as the sweep trains it. Returns the model (best
     weights restored) and its :class:`~embedbook.lm.History`."""

@@ -1,4 +1,4 @@
-"""The register of the two source articles' claims (C01–C49), their declared rules and their verdicts.
+"""The register of the two source articles' claims (C01, C02, …), their declared rules and their verdicts.
 
 Part of the book's layer, not of the library: the library modules never import it.
 
@@ -187,7 +187,7 @@ def declare(module: str, *entries: Claim) -> None:
 
 
 def claim(cid: str) -> Claim:
-    """Return the claim with id ``cid`` (``"C01"`` … ``"C49"``); an unknown id raises ``KeyError``."""
+    """Return the claim with id ``cid`` (``"C01"``, ``"C02"``, …); an unknown id raises ``KeyError``."""
     try:
         return CLAIMS[cid]
     except (KeyError, TypeError):

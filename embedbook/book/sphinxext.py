@@ -349,9 +349,14 @@ def _left_out(app, env, node, contnode):
     target = Path(node.get("reftarget", "")).name
     if node.get("reftype") == "doc" and contnode.astext().lstrip("/") == node.get("reftarget", "").lstrip("/"):
         try:
-            return nodes.inline("", book.chapter_title(target))
+            title = book.chapter_title(target)
         except ValueError:
             return nodes.inline("", target)
+        if app.config.embedbook_language == "zh":  # the title's own unit in the chapter's catalog
+            from embedbook.book import i18n
+
+            title = i18n.catalog().get(f"# {title}", f"# {title}")[2:]
+        return nodes.inline("", title)
     return nodes.inline("", contnode.astext())
 
 
