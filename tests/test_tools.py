@@ -5,7 +5,6 @@ cross-references point at pages that exist (what a one-page build cannot check).
 import json
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 

@@ -1,5 +1,6 @@
 """Executing the book: every notebook at full size into the jupyter-cache that both editions' builds read,
-again only where its inputs changed. Used by ``embedbook execute`` (``make book``) and ``make page``."""
+again only where its inputs changed. Used by ``embedbook execute`` and ``embedbook build`` (``make book``); a
+one-page build (``make page``) runs its chapter at smoke size instead (:mod:`embedbook.book.page`)."""
 
 from __future__ import annotations
 
@@ -7,9 +8,8 @@ import json
 import os
 from pathlib import Path
 
-from embedbook.book import CELL_TIMEOUT, PAGES, cache_path, chapter_digest, chapters, i18n, inputs_digest, \
-    notebook_path, root
-from embedbook.book import claims
+from embedbook.book import (CELL_TIMEOUT, PAGES, cache_path, chapter_digest, chapters, claims, i18n, inputs_digest,
+                            notebook_path, root)
 
 
 def execute_into_cache(cache_dir: Path | None = None, timeout: int = CELL_TIMEOUT, fresh: bool = False) -> dict:
