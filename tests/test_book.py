@@ -198,13 +198,13 @@ def test_a_notebook_runs_again_only_when_its_inputs_changed(monkeypatch):
     imports are unchanged, with its records in place, does not."""
     from embedbook.book import execute
 
-    monkeypatch.setattr(execute, "_records_complete", lambda name: True)
+    monkeypatch.setattr(execute, "_records_complete", lambda name, digest: True)
     ran_with = {name: book.inputs_digest(name) for name in ("04_tying", "07_dimension")}
     assert not execute.needs_run("04_tying", ran_with) and not execute.needs_run("07_dimension", ran_with)
     assert execute.needs_run("03_sizing", ran_with)  # never ran here
     ran_with["04_tying"] = "0" * 64  # its notebook or code changed since
     assert execute.needs_run("04_tying", ran_with) and not execute.needs_run("07_dimension", ran_with)
-    monkeypatch.setattr(execute, "_records_complete", lambda name: name != "07_dimension")
+    monkeypatch.setattr(execute, "_records_complete", lambda name, digest: name != "07_dimension")
     assert execute.needs_run("07_dimension", ran_with)  # its verdict records went missing
 
 

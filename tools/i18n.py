@@ -72,8 +72,9 @@ def main(argv: list[str]) -> int:
                 continue
             if zh:  # a revised fuzzy entry is current again
                 cat[en] = {**cat.get(en, {}), "zh": zh, "fuzzy": False, "previous": ""}
-        translations.write(name, [(u, k, cat.get(u, {}).get("zh", ""), cat.get(u, {}).get("fuzzy", False),
-                                   cat.get(u, {}).get("previous", "")) for u, k in units])
+        entries = [(u, k, cat.get(u, {})) for u, k in units]
+        translations.write(name, [translations.Entry(u, k, e.get("zh", ""), e.get("fuzzy", False),
+                                                     e.get("previous", "")) for u, k, e in entries])
         left = sum(not cat.get(u, {}).get("zh") for u, _ in units)
         print(f"{name}: {len(given) - bad} set, {bad} refused, {left} of {len(units)} still untranslated")
         return 1 if bad else 0

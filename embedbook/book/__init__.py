@@ -11,6 +11,7 @@ A chapter declares its parameters in the one cell tagged ``parameters`` (full-si
 from __future__ import annotations
 
 import dataclasses
+import functools
 import hashlib
 import json
 import logging
@@ -248,7 +249,7 @@ def cache_path() -> Path:
 
 def execution_seconds(cache_dir: Path | None = None) -> dict[str, float]:
     """Each notebook's execution time in the book's last full-size run, by name, from the build's cache (empty
-    where there is none): the status page's table and the README's ``full`` column."""
+    where there is none): the README's ``full`` column (tools/readme.py)."""
     folder = Path(cache_dir or cache_path())
     if not folder.exists():
         return {}
@@ -403,8 +404,15 @@ def _code_of(path: Path) -> str:
                      for line in code.splitlines())
 
 
-def _embedbook_imports(path: Path) -> set[str]:
-    """The modules of ``embedbook`` (library, book, chapters) that a module or notebook imports by name."""
+def _embedbook_imports(path: Path) -> frozenset[str]:
+    """The modules of ``embedbook`` (library, book, chapters) that a module or notebook imports by name. Parsing
+    is most of a digest's cost, so each file is parsed once for as long as it is unchanged (size and mtime)."""
+    stat = path.stat()
+    return _parsed_imports(path, stat.st_size, stat.st_mtime_ns)
+
+
+@functools.lru_cache(maxsize=None)
+def _parsed_imports(path: Path, size: int, mtime_ns: int) -> frozenset[str]:
     import ast
 
     out = set()
@@ -414,7 +422,7 @@ def _embedbook_imports(path: Path) -> set[str]:
         elif isinstance(node, ast.ImportFrom) and node.module and node.module.split(".")[0] == "embedbook":
             out.add(node.module)
             out |= {f"{node.module}.{a.name}" for a in node.names}  # `from embedbook import lm`: a module
-    return out
+    return frozenset(out)
 
 
 def _module_file(name: str) -> Path | None:

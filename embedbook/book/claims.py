@@ -806,7 +806,8 @@ def recorded_verdicts(smoke: bool) -> dict[str, dict]:
             f"{len(missing)} claims have no recorded verdict in {store}: {', '.join(missing)}. "
             f"Execute their chapters first ({where}); `make book` executes every chapter before this one."
         )
-    stale = [cid for cid, r in records.items() if r["chapter_sha256"] != book.chapter_digest(r["chapter"])]
+    digests = {chapter: book.chapter_digest(chapter) for chapter in {r["chapter"] for r in records.values()}}
+    stale = [cid for cid, r in records.items() if r["chapter_sha256"] != digests[r["chapter"]]]
     if stale:
         raise RuntimeError(
             f"the recorded verdicts of {', '.join(stale)} are stale: their chapters or the code they import "

@@ -92,7 +92,8 @@ def _build(_args) -> int:
     if _execute(_args):
         return 1
     # --all: outputs come from the cache, which Sphinx does not watch, so no page may be taken as unchanged
-    return subprocess.call([build.jupyter_book(), "build", str(book.root()), "--all", "-W", "--keep-going"]) or _edition(_args)
+    english = subprocess.call([build.jupyter_book(), "build", str(book.root()), "--all", "-W", "--keep-going"])
+    return english or _edition(_args)
 
 
 def _edition(_args) -> int:

@@ -8,8 +8,7 @@ import json
 import os
 from pathlib import Path
 
-from embedbook.book import (CELL_TIMEOUT, PAGES, cache_path, chapter_digest, chapters, claims, i18n, inputs_digest,
-                            notebook_path, root)
+from embedbook.book import CELL_TIMEOUT, PAGES, cache_path, chapters, claims, i18n, inputs_digest, notebook_path, root
 
 
 def execute_into_cache(cache_dir: Path | None = None, timeout: int = CELL_TIMEOUT, fresh: bool = False) -> dict:
@@ -84,11 +83,13 @@ def _forget(cache, uri: str) -> None:
 def needs_run(name: str, ran_with: dict[str, str], base: Path | None = None) -> bool:
     """Whether notebook ``name`` must run: its inputs are not those it last ran with here (``ran_with``: name →
     :func:`inputs_digest`), or a claim it settles has no full-size record from its current inputs."""
-    return ran_with.get(name) != inputs_digest(name, base) or not _records_complete(name)
+    digest = inputs_digest(name, base)
+    return ran_with.get(name) != digest or not _records_complete(name, digest)
 
 
-def _records_complete(name: str) -> bool:
-    """Whether every claim chapter ``name`` settles has a full-size record made from its current inputs."""
+def _records_complete(name: str, digest: str) -> bool:
+    """Whether every claim chapter ``name`` settles has a full-size record made from its current inputs (whose
+    digest is ``digest``)."""
     store = claims.verdict_store(smoke=False)
     for cid, c in claims.CLAIMS.items():
         if c.chapter != name:
@@ -96,6 +97,6 @@ def _records_complete(name: str) -> bool:
         path = store / f"{cid}.json" if store else None
         if path is None or not path.exists():
             return False
-        if json.loads(path.read_text(encoding="utf-8")).get("chapter_sha256") != chapter_digest(name):
+        if json.loads(path.read_text(encoding="utf-8")).get("chapter_sha256") != digest:
             return False
     return True

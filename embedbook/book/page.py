@@ -43,6 +43,11 @@ def dangling_references(name: str) -> list[str]:
     return out
 
 
+def docname(name: str) -> str:
+    """A chapter's page as Sphinx names it: ``chapters/ch04_tying/04_tying``."""
+    return book.chapter_path(name).relative_to(book.root()).with_suffix("").as_posix()
+
+
 def build_page(name: str) -> Path:
     """Run chapter ``name`` at smoke size and build its page in both editions; return the English HTML folder
     (``_build/page/NN_name/html``, the Chinese edition in its ``zh/``)."""
@@ -55,8 +60,7 @@ def build_page(name: str) -> Path:
     start = time.perf_counter()
     book.run_chapter(name, smoke=True, out_dir=out / "executed", progress=False)
     print(f"{name}: ran at smoke size in {time.perf_counter() - start:.0f} s", flush=True)
-    docname = book.chapter_path(name).relative_to(base).with_suffix("").as_posix()
-    toc = {"format": "jb-book", "root": docname, "chapters": [{"file": "book/bibliography"}]}
+    toc = {"format": "jb-book", "root": docname(name), "chapters": [{"file": "book/bibliography"}]}
     # links to the pages this build leaves out read as their titles (sphinxext); dangling_references() checks
     # that they exist
     sphinx = {"embedbook_executed": str(out / "executed")}
@@ -81,10 +85,9 @@ def main(name: str, checks: bool = True) -> int:
     html = build_page(name)
     code = 0
     if checks:
-        env = {**os.environ, "EMBEDBOOK_HTML": str(html),
-               "EMBEDBOOK_PAGE": book.chapter_path(name).relative_to(book.root()).with_suffix("").as_posix()}
+        env = {**os.environ, "EMBEDBOOK_HTML": str(html), "EMBEDBOOK_PAGE": docname(name)}
         code = subprocess.call([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
                                 str(book.root() / "tests" / "after_book")], env=env, cwd=book.root())
     print(f"{name}: {'checked' if checks else 'built'} in {time.perf_counter() - start:.0f} s; the page is "
-          f"{html / book.chapter_path(name).relative_to(book.root()).with_suffix('.html')}")
+          f"{html / docname(name)}.html")
     return code

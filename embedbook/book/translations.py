@@ -18,7 +18,9 @@ from __future__ import annotations
 import importlib
 import json
 import re
+from itertools import takewhile
 from pathlib import Path
+from typing import NamedTuple
 
 import yaml
 
@@ -146,9 +148,8 @@ def _previous_ids(path: Path) -> dict[str, str]:
         lines = block.splitlines()
         previous = [line[3:].removeprefix("msgid ") for line in lines if line.startswith("#| ")]
         start = next((i for i, line in enumerate(lines) if line.startswith("msgid ")), None)
-        if previous and start is not None:
-            msgid = [lines[start][6:]] + [line for line in lines[start + 1:] if line.startswith('"')][
-                :next((k for k, line in enumerate(lines[start + 1:]) if not line.startswith('"')), None)]
+        if previous and start is not None:  # the msgid: its first line and the quoted lines that continue it
+            msgid = [lines[start][6:], *takewhile(lambda line: line.startswith('"'), lines[start + 1:])]
             out[denormalize("\n".join(msgid))] = denormalize("\n".join(previous))
     return out
 
@@ -170,7 +171,14 @@ def read(name: str, root: Path | None = None) -> dict[str, dict]:
     return out
 
 
-Entry = tuple  # (msgid, kind, zh) or (msgid, kind, zh, fuzzy, previous msgid)
+class Entry(NamedTuple):
+    """One catalog entry as written: a fuzzy one carries the English it translated before (``previous``)."""
+
+    msgid: str
+    kind: str
+    zh: str
+    fuzzy: bool = False
+    previous: str = ""
 
 
 def _po_bytes(entries: list[Entry], created, revised) -> bytes:
@@ -181,17 +189,15 @@ def _po_bytes(entries: list[Entry], created, revised) -> bytes:
 
     cat = Catalog(locale="zh_Hans_CN", project="embedbook", charset="utf-8", fuzzy=False, creation_date=created,
                   revision_date=revised)
-    for msgid, kind, zh, *memory in entries:
-        fuzzy = (memory + [False])[0]
-        cat.add(msgid, zh, auto_comments=[kind], flags=["fuzzy"] if fuzzy else [])
+    for e in entries:
+        cat.add(e.msgid, e.zh, auto_comments=[e.kind], flags=["fuzzy"] if e.fuzzy else [])
     out = io.BytesIO()
     write_po(out, cat, width=0, omit_header=False, sort_output=False, no_location=True)
     # the previous English of a fuzzy entry, as msgmerge writes it (Babel would wrap it at 76 columns, mid-string)
     blocks = out.getvalue().decode("utf-8").split("\n\n")
-    for i, (msgid, kind, zh, *memory) in enumerate(entries, start=1):
-        previous = (memory + [False, ""])[1]
-        if previous:
-            quoted = normalize(previous, width=0).splitlines()
+    for i, e in enumerate(entries, start=1):
+        if e.previous:
+            quoted = normalize(e.previous, width=0).splitlines()
             lines = blocks[i].splitlines()
             at = next(k for k, line in enumerate(lines) if line.startswith("msgid "))
             lines[at:at] = ["#| msgid " + quoted[0]] + ["#| " + q for q in quoted[1:]]
@@ -200,11 +206,11 @@ def _po_bytes(entries: list[Entry], created, revised) -> bytes:
 
 
 def write(name: str, entries: list[Entry], root: Path | None = None) -> Path:
-    """Write catalog ``name`` from its entries in order: (msgid, kind, zh), or (msgid, kind, zh, fuzzy,
-    previous msgid) for one kept from an earlier English. A catalog whose entries are unchanged is left
-    as it is (no new date in its header)."""
+    """Write catalog ``name`` from its entries (:class:`Entry`, or plain tuples of its fields) in order. A catalog
+    whose entries are unchanged is left as it is (no new date in its header)."""
     import datetime
 
+    entries = [Entry(*e) for e in entries]
     path = po_path(name, root)
     old = _read_po(name, root)
     now = datetime.datetime.now(datetime.timezone.utc).replace(second=0, microsecond=0)
@@ -213,7 +219,7 @@ def write(name: str, entries: list[Entry], root: Path | None = None) -> Path:
         if path.read_bytes() == same:
             return path
         # the header says when the units last changed, not when the tool last ran
-        units_same = [m.id for m in old if m.id] == [e[0] for e in entries]
+        units_same = [m.id for m in old if m.id] == [e.msgid for e in entries]
         data = _po_bytes(entries, old.creation_date if units_same else now, now)
     else:
         data = _po_bytes(entries, now, now)
@@ -235,14 +241,14 @@ def remembered(units: list[tuple[str, str]], old: dict[str, dict]) -> list[Entry
     for unit, kind in units:
         entry = old.get(unit)
         if entry is not None and not entry["obsolete"]:
-            entries.append((unit, kind, entry["zh"], entry["fuzzy"], entry["previous"]))
+            entries.append(Entry(unit, kind, entry["zh"], entry["fuzzy"], entry["previous"]))
             continue
         close = difflib.get_close_matches(unit, list(gone), n=1, cutoff=0.6)
         if close:
             previous = gone.pop(close[0])
-            entries.append((unit, kind, previous["zh"], True, close[0]))
+            entries.append(Entry(unit, kind, previous["zh"], True, close[0]))
         else:
-            entries.append((unit, kind, "", False, ""))
+            entries.append(Entry(unit, kind, ""))
     return entries
 
 
@@ -255,7 +261,7 @@ def update(root: Path | None = None, names: list[str] | None = None) -> dict[str
             continue
         entries = remembered(units, read(name, root))
         write(name, entries, root)
-        out[name] = (len(entries), sum(not e[2] for e in entries), sum(bool(e[3]) for e in entries))
+        out[name] = (len(entries), sum(not e.zh for e in entries), sum(e.fuzzy for e in entries))
     i18n.reload()
     return out
 
