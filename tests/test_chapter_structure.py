@@ -23,8 +23,8 @@ import pytest
 
 from embedbook import book
 
-CHAPTERS = book.chapters()
-LESSONS = [n for n in CHAPTERS if n != "16_verdicts"]
+CHAPTERS = book.notebooks()  # lessons and audit pages
+LESSONS = [n for n in book.chapters() if n != "16_verdicts"]
 HIDDEN = {"remove-cell", "remove-input"}
 CJK = re.compile(r"[\u4e00-\u9fff]")
 

@@ -24,7 +24,7 @@ from embedbook import book
 from embedbook.book import claims
 from tests.conftest import CHAPTER_TIMES
 
-CHAPTERS = book.chapters()
+CHAPTERS = book.notebooks()  # lessons and audit pages
 VERDICTS = "16_verdicts"
 ROOT = book.root()
 FIRST, SECOND = ROOT / "_build" / "papermill", ROOT / "_build" / "papermill-second"
@@ -130,13 +130,22 @@ def test_chapter_is_deterministic(name, executions):
 
 
 @pytest.mark.chapters
-@pytest.mark.parametrize("name", [n for n in CHAPTERS if n != VERDICTS])
+@pytest.mark.parametrize("name", [book.recording_notebook(n) for n in book.chapters() if n != VERDICTS])
 def test_chapter_records_its_claims(name, executions):
+    """The notebook that decides a chapter's claims (its audit page) records a verdict for each of them."""
     executions[(name, 1)].result()
     store = claims.verdict_store(smoke=True)
-    mine = [c.id for c in claims.CLAIMS.values() if c.chapter == name]
+    mine = [c.id for c in claims.CLAIMS.values() if c.chapter == book.chapter_of(name)]
     missing = [cid for cid in mine if not (store / f"{cid}.json").exists()]
     assert not missing, f"{name} settles {mine} but recorded no verdict for {missing}"
+
+
+@pytest.mark.parametrize("name", [n for n in book.chapters() if book.audit_name(n)])
+def test_lesson_decides_no_claim(name):
+    """A lesson teaches and ends on its ideas: its claims are decided, and their boxes shown, on its audit page."""
+    code = book._code_of(book.chapter_path(name))
+    assert "claims.run(" not in code and "claims.show(" not in code, (
+        f"{name}: a lesson runs or shows a claim; move it to {book.audit_name(name)}.ipynb")
 
 
 @pytest.mark.chapters

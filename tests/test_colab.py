@@ -34,19 +34,19 @@ def run_cell(source, on_colab, monkeypatch):
     return shell.calls
 
 
-@pytest.mark.parametrize("name", book.chapters())
+@pytest.mark.parametrize("name", book.notebooks())
 def test_colab_cell_does_nothing_elsewhere(name, monkeypatch):
     assert run_cell(first_code_cell(name), on_colab=False, monkeypatch=monkeypatch) == []
 
 
-@pytest.mark.parametrize("name", book.chapters())
+@pytest.mark.parametrize("name", book.notebooks())
 def test_colab_cell_installs_on_colab(name, monkeypatch):
     calls = run_cell(first_code_cell(name), on_colab=True, monkeypatch=monkeypatch)
     assert [c[0] for c in calls] == ["pip"]
     assert "embedbook[book] @ git+" in calls[0][1]
 
 
-@pytest.mark.parametrize("name", book.chapters())
+@pytest.mark.parametrize("name", book.notebooks())
 def test_colab_cell_has_no_manual_bpe_step(name):
     # GPT-2's and Whisper's BPE ranks ship inside the package (embedbook/resources), so no second install
     assert "openai-whisper" not in first_code_cell(name)

@@ -26,7 +26,8 @@ from pathlib import Path
 
 from bs4 import BeautifulSoup
 
-CHAPTER_LIMIT = 2500
+CHAPTER_LIMIT = 1800  # a lesson (chapters/chNN_name/NN_name): d2l's pages run 1,000-1,950
+AUDIT_LIMIT = 5000  # an audit page: its boxes show verdict and finding, their protocols are collapsed
 VERDICTS_LIMIT = 3000
 LATIN = re.compile(r"[A-Za-z0-9]+(?:['’.,\-][A-Za-z0-9]+)*")
 CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")

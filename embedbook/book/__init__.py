@@ -76,15 +76,53 @@ def toc_files(book_root: Path | None = None) -> list[str]:
     return files
 
 
+AUDIT = "audit"  # a chapter's second page: ``chapters/chNN_name/NN_audit.ipynb``, its verdicts' evidence
+
+
+def notebooks(book_root: Path | None = None) -> list[str]:
+    """Every chapter notebook in table-of-contents order, lessons and audits: ``["01_tokens", "01_audit", ...]``.
+    These are what the build executes and ``make test`` runs; the reference pages (:data:`PAGES`) are not."""
+    base = Path(book_root) if book_root else root()
+    return [Path(f).name for f in toc_files(base)
+            if re.fullmatch(r"\d\d_\w+", Path(f).name) and (base / f"{f}.ipynb").exists()]
+
+
 def chapters(book_root: Path | None = None) -> list[str]:
-    """Chapter names in table-of-contents order: the numbered notebooks (``chapters/chNN_name/NN_name.ipynb``).
+    """Chapter names in table-of-contents order: the lessons (``chapters/chNN_name/NN_name.ipynb``). A chapter's
+    audit page (:func:`audit_name`) is part of it, not a chapter of its own.
 
     Reference pages (the claims register, the status page) are executed by the build but are not
     chapters: they take no parameters.
     """
-    base = Path(book_root) if book_root else root()
-    return [Path(f).name for f in toc_files(base)
-            if re.fullmatch(r"\d\d_\w+", Path(f).name) and (base / f"{f}.ipynb").exists()]
+    return [n for n in notebooks(book_root) if not is_audit(n)]
+
+
+def is_audit(name: str) -> bool:
+    """Whether notebook ``name`` is a chapter's audit page (``"04_audit"``)."""
+    return str(name).endswith(f"_{AUDIT}")
+
+
+def audit_name(name: str | int, book_root: Path | None = None) -> str | None:
+    """The audit page of chapter ``name`` (``"04_tying"`` → ``"04_audit"``), or None where it has none."""
+    stem = resolve(name, book_root)
+    audit = f"{stem[:2]}_{AUDIT}"
+    return audit if (chapter_dir(stem, book_root) / f"{audit}.ipynb").exists() else None
+
+
+def chapter_of(name: str | int, book_root: Path | None = None) -> str:
+    """The chapter a notebook belongs to: a lesson is its own, ``"04_audit"`` → ``"04_tying"``."""
+    return resolve(str(name).removesuffix(f"_{AUDIT}") if is_audit(str(name)) else name, book_root)
+
+
+def pages_of(name: str | int, book_root: Path | None = None) -> list[str]:
+    """A chapter's notebooks: its lesson, then its audit if it has one."""
+    stem = resolve(name, book_root)
+    return [stem] + [a for a in [audit_name(stem, book_root)] if a]
+
+
+def recording_notebook(name: str | int, book_root: Path | None = None) -> str:
+    """The notebook that decides and records a chapter's verdicts: its audit, or the lesson where it has none."""
+    return audit_name(name, book_root) or resolve(name, book_root)
 
 
 def resolve(name: str | int, book_root: Path | None = None) -> str:
@@ -107,15 +145,21 @@ def chapter_dir(name: str | int, book_root: Path | None = None) -> Path:
 
 
 def chapter_path(name: str | int, book_root: Path | None = None) -> Path:
-    """Path of chapter ``name``'s notebook (``"02_lookup"``, ``"02"`` or its file name); an unknown name raises
-    with the known ones."""
+    """Path of chapter ``name``'s notebook (``"02_lookup"``, ``"02"`` or its file name; ``"02_audit"`` its audit);
+    an unknown name raises with the known ones."""
+    if is_audit(Path(str(name)).stem):
+        chapter = chapter_of(Path(str(name)).stem, book_root)
+        audit = audit_name(chapter, book_root)
+        if audit is None:
+            raise ValueError(f"chapter {chapter} has no audit page ({Path(str(name)).stem}.ipynb)")
+        return chapter_dir(chapter, book_root) / f"{audit}.ipynb"
     stem = resolve(name, book_root)
     return chapter_dir(stem, book_root) / f"{stem}.ipynb"
 
 
 def notebook_path(name: str, book_root: Path | None = None) -> Path:
-    """The notebook of a page of the table of contents by its name (``"status"``, ``"16_verdicts"``; a chapter
-    also by its number, ``"04"``)."""
+    """The notebook of a page of the table of contents by its name (``"status"``, ``"16_verdicts"``,
+    ``"04_audit"``; a chapter also by its number, ``"04"``)."""
     base = Path(book_root) if book_root else root()
     if str(name)[:2].isdigit() or str(name).startswith("ch"):
         return chapter_path(name, base)
@@ -212,7 +256,7 @@ def run_chapter(
     import nbformat
     import papermill
 
-    path = chapter_path(name)
+    path = chapter_path(name)  # a lesson or an audit page
     params = dict(params or {})
     check_params(path, params)
     nb = nbformat.read(path, as_version=4)
@@ -469,9 +513,10 @@ def inputs_digest(name: str, book_root: Path | None = None) -> str:
 
 
 def chapter_digest(chapter: str) -> str:
-    """The digest a chapter's verdict records carry (:func:`inputs_digest`): a record made from an older
-    version of its notebook, its code or anything they import is stale."""
-    return inputs_digest(resolve(chapter))
+    """The digest a chapter's verdict records carry (:func:`inputs_digest` of the notebook that records them, its
+    audit page where it has one): a record made from an older version of that notebook, the chapter's code or
+    anything they import is stale."""
+    return inputs_digest(recording_notebook(chapter))
 
 
 from embedbook.book import i18n  # noqa: E402  (i18n reads the catalogs under root())

@@ -787,6 +787,56 @@ def _follows_from_figures(cid: str, record: Mapping[str, Any]) -> bool:
         return False
 
 
+def chapter_records(chapter: str, smoke: bool) -> dict[str, dict]:
+    """The recorded verdicts of one chapter's claims at this size, by claim id (what its lesson's table of the
+    articles' claims shows). Raises ``RuntimeError`` naming a claim whose record is missing or stale, as
+    :func:`recorded_verdicts` does for the whole register."""
+    store = verdict_store(smoke)
+    wanted = [cid for cid, c in CLAIMS.items() if c.chapter == chapter]
+    records = {}
+    for cid in wanted:
+        path = store / f"{cid}.json" if store is not None else None
+        if path is None or not path.exists():
+            raise RuntimeError(f"claim {cid} has no recorded verdict in {store}: execute chapter {chapter}'s audit "
+                               f"page first (`make book` does; `make page {chapter[:2]}` for one chapter)")
+        records[cid] = json.loads(path.read_text(encoding="utf-8"))
+    digest = book.chapter_digest(chapter) if records else ""
+    stale = [cid for cid, r in records.items() if r["chapter_sha256"] != digest or not _follows_from_figures(cid, r)]
+    if stale:
+        raise RuntimeError(f"the recorded verdicts of {', '.join(stale)} are stale: chapter {chapter} or the code it "
+                           "imports changed since its audit page ran. Execute it again (`make book` does).")
+    return records
+
+
+def record_text(record: Mapping[str, Any], part: str, lang: str | None = None) -> str:
+    """A record's ``part`` ("finding", "evidence", "strength") in ``lang`` (default: the current language)."""
+    lang = lang or i18n.current()
+    if lang == "en":
+        return record[part]
+    text = record.get("texts", {}).get(lang, {}).get(part)
+    if not text:
+        raise i18n.MissingTranslation(f"the record of {record['claim']} has no {part} in {lang}: execute its chapter "
+                                      "with EMBEDBOOK_LANGS=en,zh (make book does)")
+    return text
+
+
+def articles_said_markdown(chapter: str, records: Mapping[str, Mapping[str, Any]], lang: str | None = None) -> str:
+    """A lesson's closing table, "What the articles said": for each claim the chapter settles, the claim in
+    short (its paraphrase), its verdict linked to its box on the chapter's audit page, and the finding: the
+    sentence or two that carry the correction or the reason (no protocol, no figures table)."""
+    lang = lang or i18n.current()
+    with i18n.language(lang):
+        rows = [f"| {_('The article says')} | {_('Verdict')} | {_('What the evidence shows')} |", "|:--|:--|:--|"]
+        for cid, c in CLAIMS.items():
+            if c.chapter != chapter:
+                continue
+            r = records[cid]
+            verdict = f"{{ref}}`{verdict_name(r['verdict'])} · {cid} <{anchor(cid)}>`"
+            finding = " ".join(record_text(r, "finding", lang).split()).replace("|", "\\|")
+            rows.append(f"| {tr(c.paraphrase)} | {verdict} | {finding} |")
+    return "\n".join(rows) + "\n"
+
+
 def recorded_verdicts(smoke: bool) -> dict[str, dict]:
     """Every verdict the chapters recorded at this size, by claim id.
 

@@ -8,13 +8,14 @@ import json
 import os
 from pathlib import Path
 
-from embedbook.book import CELL_TIMEOUT, PAGES, cache_path, chapters, claims, i18n, inputs_digest, notebook_path, root
+from embedbook.book import (CELL_TIMEOUT, PAGES, cache_path, chapter_of, claims, i18n, inputs_digest, notebook_path,
+                            notebooks, recording_notebook, root)
 
 
 def execute_into_cache(cache_dir: Path | None = None, timeout: int = CELL_TIMEOUT, fresh: bool = False) -> dict:
     """Execute the book's notebooks at full size into the jupyter-cache both editions' builds read
     (``execute_notebooks: off`` in ``_config.yml``; :mod:`embedbook.book.sphinxext` merges the outputs in):
-    the chapters, one per core at a time, then the pages that read their results (:data:`PAGES`). Kernels
+    the chapters' lessons and audit pages, one per core at a time, then the pages that read their results (:data:`PAGES`). Kernels
     write both languages (``EMBEDBOOK_LANGS=en,zh``).
 
     A notebook runs again only when its inputs changed since it last ran here (:func:`inputs_digest`: the
@@ -40,7 +41,7 @@ def execute_into_cache(cache_dir: Path | None = None, timeout: int = CELL_TIMEOU
         for nb in cache.list_project_records():
             cache.remove_nb_from_project(nb.uri)
     succeeded, failed, skipped = [], [], []
-    chapters_first = [n for n in chapters(base) if n not in PAGES]
+    chapters_first = [n for n in notebooks(base) if n not in PAGES]
     for group, parallel in ((chapters_first, (os.cpu_count() or 1) > 1), (list(PAGES), False)):
         due = []
         for name in group:
@@ -88,11 +89,14 @@ def needs_run(name: str, ran_with: dict[str, str], base: Path | None = None) -> 
 
 
 def _records_complete(name: str, digest: str) -> bool:
-    """Whether every claim chapter ``name`` settles has a full-size record made from its current inputs (whose
-    digest is ``digest``)."""
+    """Whether every claim notebook ``name`` decides (a chapter's audit page, or a lesson without one) has a
+    full-size record made from its current inputs (whose digest is ``digest``). A lesson records nothing."""
+    if name in PAGES or recording_notebook(chapter_of(name)) != name:
+        return True
+    chapter = chapter_of(name)
     store = claims.verdict_store(smoke=False)
     for cid, c in claims.CLAIMS.items():
-        if c.chapter != name:
+        if c.chapter != chapter:
             continue
         path = store / f"{cid}.json" if store else None
         if path is None or not path.exists():

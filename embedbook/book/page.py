@@ -1,5 +1,6 @@
-"""One chapter, checked in minutes (``make page NN``, ``embedbook page NN``): the chapter runs at smoke size, its
-page is built in both editions from that run into ``_build/page/NN_name/html`` (the Chinese one in ``html/zh``),
+"""One chapter, checked in minutes (``make page NN``, ``embedbook page NN``): the chapter's lesson and its audit
+page run at smoke size, both pages are built in both editions from that run into ``_build/page/NN_name/html`` (the
+Chinese one in ``html/zh``),
 and the built-page checks of ``make check-html`` run on it (visible words, both editions, claim boxes, links,
 the browser). A link to another page reads as that page's title, unlinked, in a one-page build;
 :func:`dangling_references` checks that its target exists."""
@@ -22,13 +23,15 @@ _CLAIM_REF = re.compile(r"\{ref\}`(?:[^`<]*<)?(claim-c\d\d)>?`")
 
 
 def dangling_references(name: str) -> list[str]:
-    """The ``{doc}`` targets of a chapter (its notebook's Markdown and its modules' texts) that are no page of
+    """The ``{doc}`` targets of a chapter (its notebooks' Markdown and its modules' texts) that are no page of
     the book, and its ``{ref}`` to claim boxes of claims that are not in the register."""
     import json
 
     path = book.chapter_path(name)
-    cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
-    text = "\n".join(book._source(c) for c in cells if c["cell_type"] == "markdown")
+    text = ""
+    for page in book.pages_of(name):
+        cells = json.loads(book.chapter_path(page).read_text(encoding="utf-8"))["cells"]
+        text += "\n".join(book._source(c) for c in cells if c["cell_type"] == "markdown") + "\n"
     text += "\n".join(m.read_text(encoding="utf-8") for m in sorted(path.parent.glob("*.py"))
                       if not m.name.startswith("test_"))
     base = book.root()
@@ -44,23 +47,26 @@ def dangling_references(name: str) -> list[str]:
 
 
 def docname(name: str) -> str:
-    """A chapter's page as Sphinx names it: ``chapters/ch04_tying/04_tying``."""
+    """A chapter's page as Sphinx names it: ``chapters/ch04_tying/04_tying`` (``"04_audit"``: its audit page)."""
     return book.chapter_path(name).relative_to(book.root()).with_suffix("").as_posix()
 
 
 def build_page(name: str) -> Path:
-    """Run chapter ``name`` at smoke size and build its page in both editions; return the English HTML folder
-    (``_build/page/NN_name/html``, the Chinese edition in its ``zh/``)."""
+    """Run chapter ``name``'s audit page, then its lesson, at smoke size and build both pages in both editions;
+    return the English HTML folder (``_build/page/NN_name/html``, the Chinese edition in its ``zh/``). The audit
+    runs first: the lesson's closing table reads the verdicts it records."""
     name = book.resolve(name)
     base = book.root()
     out = base / "_build" / "page" / name
     shutil.rmtree(out, ignore_errors=True)
     os.environ["EMBEDBOOK_LANGS"] = "en,zh"  # both editions from the one run, as in the book
     os.environ["EMBEDBOOK_VERDICTS"] = str(out / "verdicts")  # its records apart from make test's and make book's
-    start = time.perf_counter()
-    book.run_chapter(name, smoke=True, out_dir=out / "executed", progress=False)
-    print(f"{name}: ran at smoke size in {time.perf_counter() - start:.0f} s", flush=True)
-    toc = {"format": "jb-book", "root": docname(name), "chapters": [{"file": "book/bibliography"}]}
+    for page in reversed(book.pages_of(name)):
+        start = time.perf_counter()
+        book.run_chapter(page, smoke=True, out_dir=out / "executed", progress=False)
+        print(f"{page}: ran at smoke size in {time.perf_counter() - start:.0f} s", flush=True)
+    toc = {"format": "jb-book", "root": docname(name),
+           "chapters": [{"file": docname(p)} for p in book.pages_of(name)[1:]] + [{"file": "book/bibliography"}]}
     # links to the pages this build leaves out read as their titles (sphinxext); dangling_references() checks
     # that they exist
     sphinx = {"embedbook_executed": str(out / "executed")}
@@ -85,9 +91,10 @@ def main(name: str, checks: bool = True) -> int:
     html = build_page(name)
     code = 0
     if checks:
-        env = {**os.environ, "EMBEDBOOK_HTML": str(html), "EMBEDBOOK_PAGE": docname(name)}
+        pages = ",".join(docname(p) for p in book.pages_of(name))
+        env = {**os.environ, "EMBEDBOOK_HTML": str(html), "EMBEDBOOK_PAGE": pages}
         code = subprocess.call([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
                                 str(book.root() / "tests" / "after_book")], env=env, cwd=book.root())
-    print(f"{name}: {'checked' if checks else 'built'} in {time.perf_counter() - start:.0f} s; the page is "
-          f"{html / docname(name)}.html")
+    print(f"{name}: {'checked' if checks else 'built'} in {time.perf_counter() - start:.0f} s; its pages are "
+          + ", ".join(f"{html / docname(p)}.html" for p in book.pages_of(name)))
     return code

@@ -337,10 +337,35 @@ def _api_directive():
     return ApiModule
 
 
+def _articles_said_directive():
+    from docutils import nodes
+    from docutils.statemachine import StringList
+    from sphinx.util.docutils import SphinxDirective
+
+    class ArticlesSaid(SphinxDirective):
+        """``{articles-said}`` at the end of a lesson: the table of the chapter's claims, each verdict linked to its
+        box on the audit page (:func:`embedbook.book.claims.articles_said_markdown`), from the recorded verdicts:
+        the full-size ones in the book, the smoke-size ones in a one-page build (``embedbook page``)."""
+
+        def run(self):
+            from embedbook import book
+            from embedbook.book import claims, i18n
+
+            chapter = book.chapter_of(Path(self.env.docname).name)
+            smoke = bool(self.config.embedbook_executed)
+            table = claims.articles_said_markdown(chapter, claims.chapter_records(chapter, smoke),
+                                                  self.config.embedbook_language)
+            container = nodes.container(classes=["articles-said"])
+            self.state.nested_parse(StringList(table.splitlines()), self.content_offset, container)
+            return [container]
+
+    return ArticlesSaid
+
+
 def _left_out(app, env, node, contnode):
     """In a one-page build (``embedbook page``), a reference to a page left out reads as that page's title (or
     the reference's own text), unlinked; in the book every reference must resolve."""
-    if not app.config.embedbook_executed or node.get("reftype") not in ("doc", "ref"):
+    if not app.config.embedbook_executed or node.get("reftype") not in ("doc", "ref", "term"):
         return None
     from docutils import nodes
 
@@ -374,6 +399,7 @@ def setup(app):
     app.connect("config-inited", _counts)
     app.connect("missing-reference", _left_out)
     app.add_directive("embedbook-api", _api_directive())
+    app.add_directive("articles-said", _articles_said_directive())
     app.setup_extension("sphinxcontrib.mermaid")
     _drop_mermaid_module_script(app)
     app.connect("html-page-context", _mermaid_js)

@@ -97,7 +97,7 @@ def catalogs(root: Path | None = None) -> dict[str, list[tuple[str, str]]]:
     out: dict[str, list[tuple[str, str]]] = {}
     for name in book.chapters(root):
         folder = book.chapter_dir(name, root)
-        units = notebook_units(book.chapter_path(name, root))
+        units = [u for page in book.pages_of(name, root) for u in notebook_units(book.chapter_path(page, root))]
         for module in ("measure", "claims"):
             if (folder / f"{module}.py").exists():
                 importlib.import_module(f"embedbook.chapters.{folder.name}.{module}")

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from bs4 import BeautifulSoup
 
-from tests.after_book.built import HTML, PAGE, ROOT, ZH, whole_book
+from tests.after_book.built import HTML, PAGE, PAGES, ROOT, ZH, whole_book
 
 sys.path.insert(0, str(ROOT / "tools"))
 import visible_words  # noqa: E402
@@ -27,7 +27,7 @@ def en_pages():
     if not HTML.exists():
         return []
     if PAGE is not None:
-        return [Path(f"{PAGE}.html")]
+        return [Path(f"{page}.html") for page in PAGES]
     return sorted(p.relative_to(HTML) for p in HTML.rglob("*.html")
                   if not {"zh", "_static", "_sources"} & set(p.relative_to(HTML).parts) and not p.name.startswith("."))
 
@@ -45,7 +45,7 @@ def test_every_page_has_its_chinese_page():
 
     pages = en_pages()
     if PAGE is None:
-        assert len(chapter_pages()) == len(book.chapters())
+        assert len(chapter_pages()) == len(book.notebooks())
         assert Path("book/intro.html") in pages and Path("book/using.html") in pages
     missing = [str(p) for p in pages if not (ZH / p).exists()]
     assert not missing, f"no Chinese page for {missing[:5]}"

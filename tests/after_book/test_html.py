@@ -14,7 +14,7 @@ from urllib.parse import unquote, urlparse
 
 import pytest
 
-from tests.after_book.built import HTML, PAGE, whole_book
+from tests.after_book.built import HTML, PAGE, PAGES, whole_book
 
 SHOTS = HTML.parent / "screenshots"
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
@@ -31,7 +31,7 @@ pytestmark = pytest.mark.skipif(not HTML.exists() or CHROMIUM is None,
 
 def pages():
     if PAGE is not None:  # one chapter's page, in both editions
-        return [p for p in (HTML / f"{PAGE}.html", HTML / "zh" / f"{PAGE}.html") if p.exists()]
+        return [p for page in PAGES for p in (HTML / f"{page}.html", HTML / "zh" / f"{page}.html") if p.exists()]
     return sorted(p for p in HTML.rglob("*.html") if p.name not in SKIP and not p.name.startswith(".")
                   and "_static" not in p.parts
                   and "_sources" not in p.parts) if HTML.exists() else []
@@ -174,7 +174,7 @@ def test_launch_buttons_point_at_the_notebooks():
     assert chapters
     for page in chapters:
         html = page.read_text(encoding="utf-8")
-        nb = f"chapters/ch{page.stem}/{page.stem}.ipynb"
+        nb = f"chapters/{page.parent.name}/{page.stem}.ipynb"  # a lesson or its audit page
         assert f"colab.research.google.com/github/embedbook/embedbook/blob/main/{nb}" in html, page.name
         assert f"urlpath=tree/{nb}" in html, page.name
 

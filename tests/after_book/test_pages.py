@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from bs4 import BeautifulSoup
 
-from tests.after_book.built import HTML, PAGE, ROOT, chapter_pages, whole_book
+from tests.after_book.built import HTML, PAGE, PAGES, ROOT, chapter_pages, is_audit, whole_book
 
 sys.path.insert(0, str(ROOT / "tools"))
 import visible_words  # noqa: E402
@@ -28,7 +28,8 @@ def soup(page: Path) -> BeautifulSoup:
 @needs_book
 @pytest.mark.parametrize("page", chapter_pages(), ids=lambda p: p.stem)
 def test_page_within_its_word_budget(page):
-    limit = visible_words.VERDICTS_LIMIT if page.stem == "16_verdicts" else visible_words.CHAPTER_LIMIT
+    limit = (visible_words.VERDICTS_LIMIT if page.stem == "16_verdicts" else
+             visible_words.AUDIT_LIMIT if is_audit(page) else visible_words.CHAPTER_LIMIT)
     n = visible_words.count(page.read_text(encoding="utf-8"))
     assert n["words"] <= limit, (f"{page.name}: {n['words']:,} visible words ({n['latin']:,} latin + {n['cjk']:,} "
                                  f"CJK), over {limit:,}; cut prose or collapse optional detail")
@@ -39,7 +40,27 @@ def test_page_within_its_word_budget(page):
 def test_every_chapter_is_counted():
     from embedbook import book
 
-    assert len(chapter_pages()) == len(book.chapters())
+    assert len([p for p in chapter_pages() if not is_audit(p)]) == len(book.chapters())
+    assert len(chapter_pages()) == len(book.notebooks())
+
+
+@needs_book
+@pytest.mark.parametrize("page", [p for p in chapter_pages() if not is_audit(p)], ids=lambda p: p.stem)
+def test_lesson_holds_no_claim_box_and_links_every_box(page):
+    """A lesson teaches; its claims' boxes are on its audit page, and its closing table links each of them."""
+    from embedbook import book
+    from embedbook.book import claims
+
+    html = soup(page)
+    assert not html.select(".claim-box"), (f"{page.name}: a claim box in a lesson; claims.show() belongs in the "
+                                           "chapter's audit page")
+    chapter = book.chapter_of(page.stem)
+    wanted = {claims.anchor(c) for c, x in claims.CLAIMS.items() if x.chapter == chapter}
+    table = html.select(".articles-said")
+    if wanted:
+        assert table, f"{page.name}: no 'What the articles said' table ({{articles-said}} directive)"
+        linked = {a.get("href", "").rsplit("#", 1)[-1] for a in table[0].select("a")}
+        assert linked >= wanted, f"{page.name}: its table does not link the boxes {sorted(wanted - linked)}"
 
 
 MARKERS = re.compile(r"(?<![\w*\\])\*{1,2}[A-Za-z\u4e00-\u9fff][^*\n]{0,60}?(?<=[\w.)\u4e00-\u9fff])\*{1,2}(?![\w*])"
@@ -68,7 +89,9 @@ def test_every_claim_has_its_box():
     from embedbook.book import claims
 
     ids = {box.get("id") for _, box in claim_boxes()}
-    chapter = Path(PAGE).name if PAGE else None  # one page: its own claims
+    from embedbook import book
+
+    chapter = book.chapter_of(Path(PAGES[0]).name) if PAGE else None  # one chapter: its own claims
     wanted = {claims.anchor(c) for c, x in claims.CLAIMS.items() if chapter in (None, x.chapter)}
     assert ids >= wanted, sorted(wanted - ids)
 
