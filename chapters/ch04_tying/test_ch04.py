@@ -161,3 +161,50 @@ def test_c09_miniature_sentence_follows_the_overlap(overlap, says):
     assert says in v.evidence and v.verdict == claims.CORRECTED
     if overlap == 0.02:
         assert "organise the tokens differently" not in v.evidence
+
+
+# --- the lesson's exercises: each answer is what the exercise's code gives ------------------------------------
+
+
+def _tied(V, d, bias=False):
+    from torch import nn
+
+    embed = nn.Embedding(V, d)
+    head = nn.Linear(d, V, bias=bias)
+    head.weight = embed.weight
+    return embed, head
+
+
+def test_exercise_1_saving_at_d_256():
+    from torch import nn
+
+    embed, head = _tied(1000, 256)
+    untied = embed.weight.numel() + nn.Linear(256, 1000, bias=False).weight.numel()
+    tied = sum(p.numel() for p in nn.ModuleList([embed, head]).parameters())
+    assert untied - tied == 256_000
+
+
+def test_exercise_2_row_3_gets_both_uses():
+    embed, head = _tied(1000, 64)
+    ids = torch.tensor([3, 1, 4])
+    head(embed(ids))[:, 3].sum().backward()
+    assert embed.weight.grad.abs().sum(1).nonzero().flatten().tolist() == [1, 3, 4]
+    # the same score through an untied input table: row 3 gets only the lookup's part, so the tied row got more
+    e2 = torch.nn.Embedding(1000, 64)
+    e2.weight.data = embed.weight.data.clone()
+    head(e2(ids))[:, 3].sum().backward()
+    assert not torch.allclose(e2.weight.grad[3], embed.weight.grad[3])
+
+
+def test_exercise_3_a_real_loss_gives_every_row_gradient():
+    embed, head = _tied(1000, 64)
+    ids = torch.tensor([3, 1, 4])
+    torch.nn.functional.cross_entropy(head(embed(ids)), torch.tensor([1, 4, 7])).backward()
+    assert int((embed.weight.grad.abs().sum(1) > 0).sum()) == 1000
+
+
+def test_exercise_4_bias_is_not_tied():
+    from torch import nn
+
+    embed, head = _tied(1000, 64, bias=True)
+    assert sum(p.numel() for p in nn.ModuleList([embed, head]).parameters()) == 65_000
