@@ -1,6 +1,7 @@
 """The parts of README.md that the book already knows, written from the book: the chapter table (each chapter's
-title from its notebook, what you build from its package's docstring, its claims from the register, its
-full-size time from the last `make book`) and the count of claims. Nothing there is typed twice.
+title from its notebook, what you build from its package's docstring, its claims from the register, the full-size
+times of its lesson and of its audit page from the last `make book`) and the count of claims. Nothing there is
+typed twice.
 
     python tools/readme.py           rewrite README.md (a chapter's time: from the build's execution cache where
                                      it ran, else the README's own)
@@ -45,14 +46,16 @@ def duration(seconds: float) -> str:
 
 
 def table(times: dict[str, str]) -> str:
-    rows = ["| # | chapter | what you build in plain torch | claims | full |", "|---|---|---|---|---|"]
+    rows = ["| # | chapter | what you build in plain torch | claims | lesson | audit |", "|---|---|---|---|---|---|"]
     for name in book.chapters():
         title = book.chapter_title(name)
         doc = importlib.import_module(f"embedbook.chapters.ch{name}").__doc__
         built = " ".join(BUILD.search(doc).group(1).split()).rstrip(".")
         settled = [cid for cid, c in claims.CLAIMS.items() if c.chapter == name]
         which = ids(settled) if settled else f"all {len(claims.CLAIMS)}"
-        rows.append(f"| {int(name[:2])} | {title} (`{name}`) | {built} | {which} | {times.get(name, '?')} |")
+        audit = book.audit_name(name)
+        rows.append(f"| {int(name[:2])} | {title} (`{name}`) | {built} | {which} | {times.get(name, '?')} | "
+                    f"{times.get(audit, '?') if audit else '—'} |")
     return "\n".join(rows) + "\n"
 
 
@@ -62,9 +65,12 @@ def written(readme: str, from_cache: bool = True) -> str:
     old = TABLE.search(readme)
     if old is None:
         raise SystemExit("README.md has no <!-- chapters: ... --> ... <!-- /chapters --> block")
-    times = {m.group(1): m.group(2) for m in re.finditer(r"\(`(\d\d_\w+)`\) \|.*\| ([^|]+) \|$", old.group(2), re.M)}
+    times = {}
+    for m in re.finditer(r"\(`(\d\d_\w+)`\) \|.*\| ([^|]+) \| ([^|]+) \|$", old.group(2), re.M):
+        times[m.group(1)] = m.group(2).strip()
+        times[f"{m.group(1)[:2]}_{book.AUDIT}"] = m.group(3).strip()
     if from_cache:
-        times |= {name: duration(s) for name, s in book.execution_seconds().items() if name in book.chapters()}
+        times |= {name: duration(s) for name, s in book.execution_seconds().items() if name in book.notebooks()}
     readme = readme[:old.start(2)] + table(times) + readme[old.end(2):]
     return COUNT.sub(f"<!-- n_claims -->{len(claims.CLAIMS)}<!-- /n_claims -->", readme)
 
