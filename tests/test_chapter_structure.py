@@ -139,6 +139,10 @@ def test_closes_with_exercises(name):
     assert len(tail) == 2, f"{name}: needs one '## Exercises' section at the end"
     items = re.findall(r"^\d+\. ", tail[1].split("```")[0], flags=re.M)
     assert 2 <= len(items) <= 4, f"{name}: 2–4 numbered exercises, found {len(items)}"
+    if book.audit_name(name):  # then the articles' claims, each verdict linked to its box on the audit page
+        said = tail[1].split("## What the articles said")
+        assert len(said) == 2 and "```{articles-said}" in said[1], (
+            f"{name}: after the exercises, '## What the articles said' with the {{articles-said}} table")
 
 
 # The chapters whose main result comes from a loop (training, timing, skip-gram, per-layer measurement,
