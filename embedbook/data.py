@@ -65,13 +65,29 @@ def repository_url() -> str:
     return found[0] if found else REPOSITORY
 
 
+def extra_requirements(extra: str) -> list[str]:
+    """The requirements embedbook's metadata lists for ``extra`` (``['gensim>=4.3', ...]``); empty where the
+    metadata is not installed."""
+    try:
+        requires = importlib.metadata.requires("embedbook") or []
+    except importlib.metadata.PackageNotFoundError:
+        return []
+    marker = re.compile(r"""extra\s*==\s*['"]""" + re.escape(extra) + r"""['"]""")
+    return [r.split(";")[0].strip().replace(" ", "") for r in requires if ";" in r and marker.search(r.split(";", 1)[1])]
+
+
 def extra_command(extra: str) -> str:
-    """A pip command that installs embedbook's ``extra`` and works today (embedbook is not on the package index):
-    from the checkout it runs from, or from the repository's URL."""
+    """A pip command that installs embedbook's ``extra`` and works today without the network beyond the package
+    index: from a checkout, the checkout itself (``pip install -e '<checkout>[data]'``); from a wheel, the extra's
+    packages by name (embedbook is not on the package index, and a repository URL would replace the installed
+    wheel by another version)."""
     root = _checkout()
     if root is not None:
         return f"pip install -e '{root}[{extra}]'"
-    return f"pip install 'embedbook[{extra}] @ git+{repository_url()}'"
+    packages = extra_requirements(extra)
+    if packages:
+        return "pip install " + " ".join(f"'{p}'" for p in packages)
+    return f"pip install the packages of embedbook's [{extra}] extra (pyproject.toml lists them)"
 
 
 def install_hint(package: str, extra: str = EXTRA) -> str:
@@ -81,10 +97,16 @@ def install_hint(package: str, extra: str = EXTRA) -> str:
 
 
 def _need(module: str, package: str | None = None, extra: str = EXTRA):
-    """Import ``module`` or raise MissingResource naming the pip package and the extra."""
+    """Import ``module`` or raise MissingResource naming the pip package and the extra. Where ``module`` is
+    installed but a package it imports is not (gensim without scipy), the message names that package."""
     try:
         return importlib.import_module(module)
     except ImportError as err:
+        missing = (err.name or "").split(".")[0]
+        top = module.split(".")[0]
+        if missing and missing != top and importlib.util.find_spec(top) is not None:
+            raise MissingResource(f"{module!r} is installed but cannot be imported: it needs {missing!r}, which is not "
+                                  f"installed; {install_hint(missing, extra)}") from err
         raise MissingResource(f"{module!r} is not installed; {install_hint(package or module, extra)}") from err
 
 
@@ -159,7 +181,16 @@ def load_encoder(name: str = MINILM, device: str | None = None):
 @functools.lru_cache(maxsize=4)
 def _load_encoder(name: str, dev):
     transformers = _need("transformers")
-    transformers.utils.logging.disable_progress_bar()  # "Loading weights" bars are not content
+    bars = transformers.utils.logging.is_progress_bar_enabled()
+    transformers.utils.logging.disable_progress_bar()  # "Loading weights" bars are not content: off while loading,
+    try:                                               # then as the caller had them
+        return _load_encoder_quietly(transformers, name, dev)
+    finally:
+        if bars:
+            transformers.utils.logging.enable_progress_bar()
+
+
+def _load_encoder_quietly(transformers, name: str, dev):
     if name.lower() in _MINILM_NAMES:  # a local folder: loaded with local_files_only, os.environ untouched
         source, local = str(minilm_path()), True
     elif os.path.sep in name or name.startswith(".") or Path(name).is_dir():

@@ -36,6 +36,9 @@ def pick(prefer: str | torch.device | None = None) -> torch.device:
         raise TypeError(f"prefer must be a device name or torch.device, got {type(prefer).__name__}")
     if prefer is not None:
         prefer = prefer.strip().lower()  # 'CPU', ' cuda ' name the same devices
+        if not prefer:  # "" is a name left blank, not a request to choose: say so rather than pick silently
+            raise ValueError("prefer is an empty device name; pass 'cpu', 'cuda', 'cuda:1' or 'mps', or None to pick "
+                             "the best available")
     env = os.environ.get("EMBEDBOOK_DEVICE")
     if env is not None:
         env = env.strip().lower()

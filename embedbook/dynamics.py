@@ -184,6 +184,10 @@ def _optimizer(name: str, params, lr: float) -> torch.optim.Optimizer:
     return torch.optim.SparseAdam(params, lr=lr)
 
 
+MAX_DRIFT_STEPS = 100_000  # absent_row_drift's limits: seconds to a minute of work on a laptop CPU
+MAX_DRIFT_CELLS = 10**7
+
+
 def absent_row_drift(optimizer: str, vocab_size: int = 64, d: int = 16, steps: int = 20, lr: float = 1e-2,
                      seed: int = 0, device: str | torch.device | None = None) -> Drift:
     """How far rows move while they are absent from the batch, under one optimizer.
@@ -207,7 +211,8 @@ def absent_row_drift(optimizer: str, vocab_size: int = 64, d: int = 16, steps: i
         a :class:`Drift`.
 
     Raises:
-        ValueError: an unknown optimizer, a bad size, step count or learning rate, or an unknown device.
+        ValueError: an unknown optimizer, a bad size, step count or learning rate, more than
+            :data:`MAX_DRIFT_STEPS` steps or :data:`MAX_DRIFT_CELLS` table entries, or an unknown device.
         RuntimeError: a device that is not present here.
     """
     if optimizer not in DRIFT_OPTIMIZERS:
@@ -215,6 +220,10 @@ def absent_row_drift(optimizer: str, vocab_size: int = 64, d: int = 16, steps: i
     for what, n, low in (("vocab_size", vocab_size, 4), ("d", d, 1), ("steps", steps, 1)):
         if isinstance(n, bool) or not isinstance(n, int) or n < low:
             raise ValueError(f"{what} must be an int >= {low}, got {n!r}")
+    if steps > MAX_DRIFT_STEPS or vocab_size * d > MAX_DRIFT_CELLS:  # refused up front, not after hours
+        raise ValueError(f"steps={steps:,} on a {vocab_size:,} x {d} table is beyond what this demonstration needs "
+                         f"(at most {MAX_DRIFT_STEPS:,} steps and {MAX_DRIFT_CELLS:,} table entries): an absent row's "
+                         "drift shows within tens of steps")
     if not (isinstance(lr, (int, float)) and math.isfinite(lr) and lr > 0):
         raise ValueError(f"lr must be a positive finite number, got {lr!r}")
     dev = pick(device)

@@ -108,6 +108,8 @@ class Vocab:
 
 
 def _check_sentences(sentences) -> None:
+    if isinstance(sentences, str):  # a text, not sentences: "a b" would read as nothing
+        raise TypeError(f"pass a list of token lists, e.g. [{sentences.split()!r}], not a string ({sentences[:40]!r})")
     if not isinstance(sentences, (list, tuple)) or not sentences:
         raise ValueError("the corpus is empty: pass a non-empty list of sentences (lists of tokens)")
     if isinstance(sentences[0], str):
@@ -544,6 +546,8 @@ def unigram_loss(train_ids: torch.LongTensor, val_ids: torch.LongTensor, vocab_s
     for name, ids in (("train_ids", train_ids), ("val_ids", val_ids)):
         if not isinstance(ids, torch.Tensor) or ids.dim() != 1 or ids.dtype != torch.long or len(ids) == 0:
             raise TypeError(f"{name} must be a non-empty 1-D LongTensor")
+    if isinstance(vocab_size, bool) or not isinstance(vocab_size, (int, np.integer)) or vocab_size < 1:
+        raise ValueError(f"vocab_size must be a positive int (the number of token ids), got {vocab_size!r}")
     if int(max(train_ids.max(), val_ids.max())) >= vocab_size or int(min(train_ids.min(), val_ids.min())) < 0:
         raise ValueError(f"ids must lie in [0, {vocab_size})")
     counts = torch.bincount(train_ids, minlength=vocab_size).double() + 1.0

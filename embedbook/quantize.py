@@ -225,8 +225,8 @@ def quantize(table: torch.Tensor | np.ndarray, bits: int = 8, scheme: str = "row
         ValueError: other bit widths or schemes, NaN or infinity in the table, an empty or non-2-D
             table, or an odd ``d`` with 4 bits. TypeError: not a float tensor or array.
     """
-    if bits not in BITS:
-        raise ValueError(f"bits must be one of {BITS}, got {bits!r}")
+    if isinstance(bits, bool) or not isinstance(bits, int) or bits not in BITS:  # 8.0 is not a bit width
+        raise ValueError(f"bits must be one of {BITS} (an int), got {bits!r}")
     if scheme not in SCHEMES:
         raise ValueError(f"scheme must be one of {SCHEMES}, got {scheme!r}")
     t = _as_table(table)
@@ -425,18 +425,26 @@ class QuantizedEmbedding(torch.nn.Module):
     serves per-tensor tables and int4 tables whose scales fall outside fp16's range. A state dict of one
     layout loads into a module of the other (:meth:`load_state_dict` converts).
 
+    Where it is, and is not, an ``nn.Embedding``: it has ``num_embeddings``, ``embedding_dim``, ``padding_idx``
+    and a read-only ``weight`` (the dequantised table, computed on each access: assigning to it or training it
+    raises, since the stored table is codes); it moves with ``.to()`` (``"meta"`` included); it has no
+    ``max_norm``, ``sparse`` or gradient (it is frozen), and it is not TorchScript: ``torch.jit.script`` refuses
+    it with a message (a traced copy fails inside PyTorch's alias analysis, torch 2.13); use it in eager mode.
+
     Args:
         q: a :class:`QuantizedTable` (from :func:`quantize`); to start from floats use :meth:`from_float`.
         fused: use the fused layout; ``None`` (default) uses it wherever it can: row-wise tables whose
             scales the kernel can read exactly (every int8 one; int4 ones with scales in fp16's range).
+        padding_idx: as ``nn.Embedding``'s: the row it names is returned as stored (an ``nn.Embedding``'s zero
+            padding row quantises to exact zeros); ``None`` for none. Negative values count from the end.
 
     Raises:
         TypeError: ``q`` is not a :class:`QuantizedTable`, or ``fused`` is not a bool or None. ValueError:
             ``fused=True`` for a table the fused layout cannot hold (per-tensor scales, or int4 scales outside
-            fp16's range).
+            fp16's range), or a ``padding_idx`` outside the table.
     """
 
-    def __init__(self, q: QuantizedTable, fused: bool | None = None):
+    def __init__(self, q: QuantizedTable, fused: bool | None = None, padding_idx: int | None = None):
         super().__init__()
         if not isinstance(q, QuantizedTable):
             raise TypeError(f"QuantizedEmbedding takes a QuantizedTable, got {type(q).__name__}; "
@@ -445,6 +453,13 @@ class QuantizedEmbedding(torch.nn.Module):
             raise TypeError(f"fused must be True, False or None (use the fused layout where it can), got {fused!r}")
         self.bits, self.scheme, self.shape = q.bits, q.scheme, q.shape
         self.num_embeddings, self.embedding_dim = q.shape
+        if padding_idx is not None:
+            if isinstance(padding_idx, bool) or not isinstance(padding_idx, (int, np.integer)) or \
+                    not -q.shape[0] <= padding_idx < q.shape[0]:
+                raise ValueError(f"padding_idx must be None or a row of the table (-{q.shape[0]} .. {q.shape[0] - 1}), "
+                                 f"got {padding_idx!r}")
+            padding_idx = int(padding_idx) % q.shape[0]
+        self.padding_idx = padding_idx
         can_fuse = q.scheme == "row" and (q.bits == 8 or _fits_half(q.scales))
         if fused and not can_fuse:
             raise ValueError("the fused layout holds row-wise tables only, and int4 ones only with scales in fp16's "
@@ -477,7 +492,9 @@ class QuantizedEmbedding(torch.nn.Module):
             as :func:`quantize` and the class.
         """
         w = weight.weight if isinstance(weight, torch.nn.Embedding) else weight
-        return cls(quantize(w, bits, scheme), fused=fused)
+        padding = weight.padding_idx if isinstance(weight, torch.nn.Embedding) else None
+        return cls(quantize(w.detach() if isinstance(w, torch.Tensor) else w, bits, scheme), fused=fused,
+                   padding_idx=padding)
 
     def _buffer(self) -> torch.Tensor:
         return self.packed if self.fused else self.codes
@@ -486,6 +503,21 @@ class QuantizedEmbedding(torch.nn.Module):
     def dtype(self) -> torch.dtype:
         """The dtype of the rows a call returns (float32 unless converted with ``.half()`` etc.)."""
         return self._dtype
+
+    @property
+    def weight(self) -> torch.Tensor:
+        """The dequantised table, ``[V, d]`` in :attr:`dtype`: a copy computed on each access, read-only in effect
+        (the module stores codes; quantise a new table with :meth:`from_float` to change it)."""
+        return dequantize(self.table).to(self._dtype)
+
+    @weight.setter
+    def weight(self, value) -> None:
+        raise AttributeError("QuantizedEmbedding.weight is the dequantised table, computed from the stored codes; it "
+                             "cannot be set. Build a new module: QuantizedEmbedding.from_float(new_table, bits)")
+
+    def __prepare_scriptable__(self):
+        raise TypeError("torch.jit.script cannot compile QuantizedEmbedding (its lookup picks PyTorch's fused "
+                        "quantised kernel or a plain path in Python, per device); use the module in eager mode")
 
     @property
     def table(self) -> QuantizedTable:
@@ -506,14 +538,16 @@ class QuantizedEmbedding(torch.nn.Module):
 
     def extra_repr(self) -> str:
         dtype = "" if self.dtype == torch.float32 else f", dtype={self.dtype}"
-        return (f"{self.num_embeddings}, {self.embedding_dim}, bits={self.bits}, scheme={self.scheme!r}, "
+        padding = "" if self.padding_idx is None else f", padding_idx={self.padding_idx}"
+        return (f"{self.num_embeddings}, {self.embedding_dim}{padding}, bits={self.bits}, scheme={self.scheme!r}, "
                 f"fused={self.fused}{dtype}")
 
     def to(self, *args, **kwargs) -> "QuantizedEmbedding":
         """``nn.Module.to``, with the device checked by :func:`embedbook.device.pick` first: an unknown or absent
         device is a clear error naming the fix (not torch's "Torch not compiled with CUDA enabled")."""
         device = kwargs.get("device", args[0] if args else None)
-        if isinstance(device, (str, int, torch.device)) and not isinstance(device, bool):
+        meta = isinstance(device, (str, torch.device)) and str(device).strip().lower().startswith("meta")
+        if isinstance(device, (str, int, torch.device)) and not isinstance(device, bool) and not meta:
             pick(torch.device("cuda", device) if isinstance(device, int) else device)
         return super().to(*args, **kwargs)
 
@@ -553,9 +587,17 @@ class QuantizedEmbedding(torch.nn.Module):
         if isinstance(packed, torch.Tensor) and packed.dim() == 2:
             if tuple(packed.shape) != (v, (d if bits == 8 else d // 2) + (8 if bits == 8 else 4)):
                 n, r = packed.shape
-                raise ValueError(f"this state dict holds a fused table of {n} rows × {r} bytes (a {n} × {r - 8} table "
-                                 f"at 8 bits, or {n} × {2 * (r - 4)} at 4 bits); this module is {v} × {d} at {bits} bits. "
-                                 + fix.format(f"{n}, {r - 8}", 8, "") + f" (or torch.zeros({n}, {2 * (r - 4)}), bits=4)")
+                # a fused row is d code bytes + an 8-byte scale (int8) or d/2 bytes + a 4-byte scale (int4): name only
+                # the readings that give a table with columns
+                readings = [(width, b) for width, b in ((r - 8, 8), (2 * (r - 4), 4)) if width > 0]
+                if not readings:
+                    raise ValueError(f"this state dict holds a fused table of {n} rows × {r} bytes, too narrow for any "
+                                     f"table (a row needs more than 8 bytes at 8 bits, 4 at 4 bits); this module is "
+                                     f"{v} × {d} at {bits} bits")
+                held = " or ".join(f"a {n} × {width} table at {b} bits" for width, b in readings)
+                builds = " or ".join(fix.format(f"{n}, {width}", b, "").split(", and load")[0] for width, b in readings)
+                raise ValueError(f"this state dict holds a fused table of {n} rows × {r} bytes ({held}); this module is "
+                                 f"{v} × {d} at {bits} bits. {builds}, and load into that")
         elif isinstance(codes, torch.Tensor) and codes.dim() == 2 and isinstance(scales, torch.Tensor):
             saved_bits = 8 if codes.dtype == torch.int8 else 4
             n, saved_d = codes.shape[0], codes.shape[1] * (1 if saved_bits == 8 else 2)
@@ -582,7 +624,8 @@ class QuantizedEmbedding(torch.nn.Module):
         kernel = self.fused and stored.device.type == "cpu" and _HAS_FUSED and _kernel_is_exact(self.bits)
         if not (kernel and type(ids) is torch.Tensor and ids.dtype == torch.int64 and ids.device == stored.device
                 and ids.numel()):  # the fast path's conditions, in as few steps as possible
-            ids = validate_ids(ids, self.num_embeddings, values=not kernel)  # the fused kernel checks every id itself
+            # the fused kernel checks every id itself; a meta tensor has no values to check (shapes only)
+            ids = validate_ids(ids, self.num_embeddings, values=not kernel and stored.device.type != "meta")
             if ids.device != stored.device:
                 raise ValueError(f"ids are on {ids.device} but the table is on {stored.device}; move one with .to(...)")
         flat = ids.reshape(-1)

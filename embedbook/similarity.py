@@ -108,11 +108,23 @@ class Space:
                                if isinstance(words, (str, bytes)) else ""))
         words = list(words)
         if hasattr(vectors, "detach"):
-            vectors = vectors.detach().float().cpu().numpy()
+            vectors = vectors.detach().double().cpu().numpy()  # float64 beyond float32's range is named below
         try:
-            vectors = np.asarray(vectors, dtype=np.float32)
+            wide = np.asarray(vectors)
+            if wide.dtype.kind not in "fiub":
+                wide = wide.astype(np.float64)
         except (TypeError, ValueError):
             raise TypeError(f"vectors must be an (n, d) array of numbers, got {type(vectors).__name__}") from None
+        # rows are held in float32: a finite value beyond its range (about 3.4e38) would become infinity, with
+        # numpy's overflow warning, and then be reported as "NaN or infinity"
+        with np.errstate(invalid="ignore"):
+            beyond = np.isfinite(wide) & (np.abs(wide) > np.finfo(np.float32).max) if wide.dtype.kind == "f" else None
+        if beyond is not None and beyond.ndim == 2 and len(words) == wide.shape[0] and beyond.any():
+            rows = np.flatnonzero(beyond.any(axis=1))
+            raise ValueError(f"{len(rows)} row(s) hold values beyond float32's range (|x| > 3.4e38; e.g. "
+                             f"{', '.join(repr(words[i]) for i in rows[:5])}), which a Space stores as float32; "
+                             "rescale the vectors (cosine does not change when a row is scaled) or drop those words")
+        vectors = wide.astype(np.float32)
         if vectors.ndim != 2 or len(words) != vectors.shape[0]:
             raise ValueError(
                 f"need one vector row per word: got {len(words)} words and an array of shape {vectors.shape}"
@@ -180,13 +192,15 @@ class Space:
         Raises:
             KeyError: an unknown word; the message suggests close spellings, and says so when only the
                 case differs (GloVe's vectors are lower-cased: ask for "king", not "King").
+            TypeError: ``word`` is not a string (a row number, None).
         """
+        if not isinstance(word, str):
+            raise TypeError(f"a word is a string, e.g. 'king'; got {word!r} ({type(word).__name__}); for a row "
+                            f"number use space.words[i]")
         try:
             return self.index[word]
-        except (KeyError, TypeError):
+        except KeyError:
             pass
-        if not isinstance(word, str):
-            raise KeyError(f"words are strings; got {word!r}") from None
         variants = [v for v in dict.fromkeys((word.lower(), word.capitalize(), word.upper(), word.title())) if v in self.index]
         if variants:
             lowered = all(w == w.lower() for w in self.words[:1000])
@@ -557,9 +571,12 @@ def solve_analogy(
 
     Raises:
         ValueError: an empty word, an input word whose vector is all zeros, a target ``b - a + c`` of zero,
-            or a bad ``k``. KeyError: an unknown word. TypeError: a word that is not a string.
+            or a bad ``k``. KeyError: an unknown word. TypeError: a word that is not a string, or an
+            ``exclude_inputs`` that is not True or False.
     """
     _check_space(space)
+    if not isinstance(exclude_inputs, (bool, np.bool_)):  # "no" is truthy: it would silently exclude them
+        raise TypeError(f"exclude_inputs must be True or False, got {exclude_inputs!r}")
     for pos, (name, w) in enumerate((("a", a), ("b", b), ("c", c)), 2):
         if not isinstance(w, str):
             raise TypeError(f"analogy word {name} (argument {pos}, after space) must be a string, got "

@@ -412,7 +412,9 @@ class ParameterCount:
     Attributes:
         total: every parameter.
         embedding: the weights of every ``nn.Embedding`` / ``nn.EmbeddingBag`` (token tables, position
-            tables, …); a tied output head shares one of these tensors and adds nothing.
+            tables, …) and the entries of every :class:`embedbook.quantize.QuantizedEmbedding` (stored as codes,
+            not trainable, counted as the ``V × d`` values they stand for); a tied output head shares one of these
+            tensors and adds nothing.
         head: the untied output head, if the module has no tied one: the last ``nn.Linear`` whose
             weight has exactly the largest table's shape (``V × d``, the token table); else 0.
         tables: name → parameters of each embedding table.
@@ -436,10 +438,18 @@ class ParameterCount:
         return (self.embedding + self.head) / self.total if self.total else 0.0
 
 
+def _is_quantized_table(m: torch.nn.Module) -> bool:
+    """An :class:`embedbook.quantize.QuantizedEmbedding` (named, not imported: quantize imports lookup, which
+    imports this module)."""
+    return type(m).__name__ == "QuantizedEmbedding" and type(m).__module__ == "embedbook.quantize"
+
+
 def count_parameters(module: torch.nn.Module) -> ParameterCount:
     """Count a module's parameters: in total, in its embedding tables, and in untied output heads.
 
-    Every ``nn.Embedding`` and ``nn.EmbeddingBag`` counts as an embedding table, whatever it is called
+    Every ``nn.Embedding``, ``nn.EmbeddingBag`` and :class:`embedbook.quantize.QuantizedEmbedding` (its ``V × d``
+    entries, held as codes in buffers, count in ``total`` and ``embedding``) counts as an embedding table, whatever
+    it is called
     (``word_embeddings`` in BERT, ``embed`` in :class:`embedbook.lm.TinyLM`, ``wte`` in GPT-2). A tied
     output head is the same tensor and is counted once; an untied head is recognised as the last
     ``nn.Linear`` whose weight has exactly the shape of the largest table (the token table, ``V × d``).
@@ -459,11 +469,18 @@ def count_parameters(module: torch.nn.Module) -> ParameterCount:
     total = sum(p.numel() for p in module.parameters())  # parameters() yields a shared tensor once
     tables, table_ids, largest = {}, set(), None
     for name, m in module.named_modules():
-        if isinstance(m, (torch.nn.Embedding, torch.nn.EmbeddingBag)) and id(m.weight) not in table_ids:
+        if _is_quantized_table(m):  # the package's own table: its entries are buffers, not parameters
+            shape = (m.num_embeddings, m.embedding_dim)
+            tables[name or "(module)"] = shape[0] * shape[1]
+            total += shape[0] * shape[1]
+        elif isinstance(m, (torch.nn.Embedding, torch.nn.EmbeddingBag)) and id(m.weight) not in table_ids:
             table_ids.add(id(m.weight))
             tables[name or "(module)"] = m.weight.numel()
-            if largest is None or m.weight.shape[0] > largest[0]:
-                largest = tuple(m.weight.shape)
+            shape = tuple(m.weight.shape)
+        else:
+            continue
+        if largest is None or shape[0] > largest[0]:
+            largest = shape
     tied, candidates = [], []
     for name, m in module.named_modules():
         if isinstance(m, torch.nn.Linear):

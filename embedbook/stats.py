@@ -237,6 +237,15 @@ def wilson_interval(successes: int, n: int, z: float = 1.96) -> tuple[float, flo
     return max(0.0, centre - half), min(1.0, centre + half)
 
 
+MAX_DRAWS = 10**9  # block draws a bootstrap may make in all (reps x blocks)
+CHUNK_DRAWS = 2**22  # block draws held in memory at once (32 MiB of indices)
+
+
+def _resampled_means(rng: np.random.Generator, sums: np.ndarray, sizes: np.ndarray, reps: int) -> np.ndarray:
+    idx = rng.integers(0, len(sums), size=(reps, len(sums)))
+    return sums[idx].sum(axis=1) / sizes[idx].sum(axis=1)
+
+
 def bootstrap_mean_ci(values: Sequence[float], *, block: int = 1, reps: int = 2000, level: float = 0.95,
                       seed: int = 0, groups: Sequence | None = None) -> tuple[float, float]:
     """Percentile bootstrap interval for the mean of ``values``, resampling consecutive blocks of ``block``
@@ -255,8 +264,8 @@ def bootstrap_mean_ci(values: Sequence[float], *, block: int = 1, reps: int = 20
         ``(lo, hi)``.
 
     Raises:
-        ValueError: fewer than two blocks (or groups), a non-finite value, groups of another length, or a bad
-            ``block``, ``reps`` or ``level``.
+        ValueError: fewer than two blocks (or groups), a non-finite value, groups of another length, a bad
+            ``block``, ``reps`` or ``level``, or more than :data:`MAX_DRAWS` block draws in all.
     """
     x = _vector(values, "values")
     if not isinstance(block, int) or block < 1 or not isinstance(reps, int) or reps < 1 or not 0 < level < 1:
@@ -274,7 +283,13 @@ def bootstrap_mean_ci(values: Sequence[float], *, block: int = 1, reps: int = 20
         sizes = np.diff(np.append(np.arange(0, len(x), block), len(x)))
     if len(sums) < 2:
         raise ValueError(f"{len(x)} values make fewer than two blocks of {block}; use a smaller block")
-    idx = np.random.default_rng(seed).integers(0, len(sums), size=(reps, len(sums)))
-    means = sums[idx].sum(axis=1) / sizes[idx].sum(axis=1)
+    if reps * len(sums) > MAX_DRAWS:
+        raise ValueError(f"reps={reps:,} resamples of {len(sums):,} blocks is {reps * len(sums):,} draws, above the "
+                         f"limit of {MAX_DRAWS:,} (minutes of work); 2,000 to 10,000 resamples are enough for a 95% "
+                         "interval: ask for fewer")
+    rng = np.random.default_rng(seed)
+    rows = max(1, CHUNK_DRAWS // len(sums))  # resamples per chunk: memory stays bounded however many are asked
+    means = np.concatenate([_resampled_means(rng, sums, sizes, min(rows, reps - start))
+                            for start in range(0, reps, rows)])
     alpha = (1 - level) / 2
     return float(np.quantile(means, alpha)), float(np.quantile(means, 1 - alpha))

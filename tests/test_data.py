@@ -29,13 +29,35 @@ def test_missing_package_names_its_requirement_and_the_extra():
     assert not BARE.search(msg), msg
 
 
-def test_outside_a_checkout_the_hint_installs_from_the_repository(monkeypatch):
+def test_outside_a_checkout_the_hint_names_the_packages(monkeypatch):
+    """From a wheel: the extra's packages by name (what works from the package index), never a repository URL,
+    which would swap the installed wheel for the repository's head (and fails offline)."""
     monkeypatch.setattr(data, "_checkout", lambda: None)
     url = yaml.safe_load((ROOT / "_config.yml").read_text())["repository"]["url"]
-    assert data.repository_url() == url == data.REPOSITORY
-    assert data.extra_command("data") == f"pip install 'embedbook[data] @ git+{url}'"
+    assert data.repository_url() == url == data.REPOSITORY  # kept in one place, for Colab and the docs
+    command = data.extra_command("data")
+    assert command.startswith("pip install '") and f"'{_declared('gensim')}'" in command and "git+" not in command
     msg = data.install_hint("tiktoken")
-    assert f"pip install '{_declared('tiktoken')}'" in msg and "@ git+" in msg and not BARE.search(msg)
+    assert f"pip install '{_declared('tiktoken')}'" in msg and "git+" not in msg and not BARE.search(msg)
+
+
+def test_a_missing_dependency_of_an_installed_package_is_named(monkeypatch):
+    """gensim installed but scipy missing: the message names scipy, not "'gensim.models' is not installed"."""
+    import builtins
+
+    real = builtins.__import__
+
+    def no_scipy(name, *args, **kwargs):
+        if name == "scipy" or name.startswith("scipy."):
+            raise ModuleNotFoundError("No module named 'scipy'", name="scipy")
+        return real(name, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "__import__", no_scipy)
+    monkeypatch.setattr(data.importlib, "import_module", lambda m: (_ for _ in ()).throw(
+        ModuleNotFoundError("No module named 'scipy'", name="scipy")))
+    with pytest.raises(data.MissingResource, match="needs 'scipy', which is not installed") as err:
+        data._need("gensim.models")
+    assert f"pip install '{_declared('scipy')}'" in str(err.value)
 
 
 def test_the_bare_pattern_catches_what_it_must():
