@@ -24,6 +24,31 @@ from pathlib import Path
 
 import numpy as np
 
+__all__ = [
+    "MissingResource",
+    "load_encoder",
+    "minilm_path",
+    "minilm_tokenizer",
+    "glove",
+    "gensim_file",
+    "lee_corpus",
+    "wiki_corpus",
+    "analogy_questions",
+    "wordsim353",
+    "simlex999",
+    "peoples_daily",
+    "jieba_dict",
+    "bpe_ranks",
+    "tiktoken_encoding",
+    "gpt2_encoding",
+    "zipf",
+    "top_words",
+    "install_hint",
+    "extra_command",
+    "extra_requirements",
+    "repository_url",
+]
+
 EXTRA = "data"
 REPOSITORY = "https://github.com/embedbook/embedbook"  # fallback when the metadata is absent; a test keeps it = _config.yml
 GPT2_PATTERN = r"""'(?:[sdmt]|ll|ve|re)| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"""

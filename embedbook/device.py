@@ -13,6 +13,12 @@ import random
 import numpy as np
 import torch
 
+__all__ = [
+    "pick",
+    "seed_everything",
+    "describe",
+]
+
 _KNOWN = ("cuda", "mps", "cpu")
 
 

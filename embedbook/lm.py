@@ -27,6 +27,21 @@ from torch import nn
 
 from embedbook import init as _init  # the init schemes by name (a library module; it imports nothing of ours)
 
+__all__ = [
+    "Vocab",
+    "split_ids",
+    "LMConfig",
+    "Block",
+    "TinyLM",
+    "History",
+    "make_optimizers",
+    "evaluate",
+    "lr_at",
+    "train",
+    "unigram_loss",
+    "english_corpus",
+]
+
 UNK, EOL = "<unk>", "<eol>"
 OPTIMIZERS = ("adamw", "adam", "sgd", "sparse_adam")
 

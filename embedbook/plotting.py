@@ -15,6 +15,12 @@ from pathlib import Path
 
 from embedbook import data
 
+__all__ = [
+    "setup",
+    "subplots",
+    "cjk_font_file",
+]
+
 EXTRA = "plot"
 CJK_FONT = "Noto Sans CJK TC"
 PALETTE = ["#1f6feb", "#d9480f", "#2b8a3e", "#7048e8", "#c2255c", "#e67700", "#0b7285", "#495057"]

@@ -174,6 +174,37 @@ class Space:
             n = min(int(limit), n)
         return cls(kv.index_to_key[:n], kv.vectors[:n])
 
+    def save(self, path: str | Path) -> Path:
+        """Write the space to ``path`` (``.npz``: the vectors as float32 and the words as a unicode array; no
+        pickle, so :meth:`load` never runs code from the file). Returns the path written (``.npz`` added if
+        missing, as NumPy does)."""
+        path = Path(path)
+        if path.suffix != ".npz":
+            path = path.with_name(path.name + ".npz")
+        np.savez(path, vectors=self.vectors, words=np.array(self.words, dtype=str))
+        return path
+
+    @classmethod
+    def load(cls, path: str | Path) -> "Space":
+        """A space written by :meth:`save`.
+
+        Raises:
+            FileNotFoundError: no such file. ValueError: the file is not a saved Space (it must hold
+                ``vectors`` and ``words``), or it would need pickle to read.
+        """
+        path = Path(path)
+        if not path.exists():
+            raise FileNotFoundError(f"no saved Space at {path}; write one with space.save({str(path)!r})")
+        try:
+            with np.load(path, allow_pickle=False) as f:
+                if not {"vectors", "words"} <= set(f.files):
+                    raise ValueError(f"{path} is not a saved Space: it holds {sorted(f.files)}, not vectors and words")
+                return cls([str(w) for w in f["words"]], f["vectors"])
+        except (OSError, ValueError) as err:
+            if "not a saved Space" in str(err):
+                raise
+            raise ValueError(f"{path} is not a saved Space (an .npz of vectors and words without pickle): {err}") from None
+
     def __len__(self) -> int:
         return len(self.words)
 

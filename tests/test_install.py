@@ -137,3 +137,15 @@ def test_the_wheel_carries_each_chapters_code_and_not_its_tests(tmp_path):
             assert {folder + "measure.py", folder + "claims.py"} <= set(names), name
     assert not [n for n in names if n.rsplit("/", 1)[-1].startswith("test_") or n.endswith((".ipynb", ".po"))]
     assert "embedbook/resources/gpt2.tiktoken" in names
+    assert "embedbook/py.typed" in names  # type checkers read the package's hints (PEP 561)
+
+
+def test_every_library_module_declares_its_api():
+    """Each library module lists its public names in __all__, and each name exists."""
+    import importlib
+
+    for path in sorted((ROOT / "embedbook").glob("*.py")):
+        module = importlib.import_module(f"embedbook.{path.stem}" if path.stem != "__init__" else "embedbook")
+        assert hasattr(module, "__all__"), f"{path.name} has no __all__"
+        missing = [n for n in module.__all__ if not hasattr(module, n)]
+        assert not missing, f"{path.name}: __all__ names {missing}, which it does not define"

@@ -119,3 +119,21 @@ def test_load_encoder_leaves_the_progress_bars_as_they_were():
     data._load_encoder.cache_clear()  # a load from this process's cache would not touch the bars
     data.load_encoder("minilm")
     assert transformers.utils.logging.is_progress_bar_enabled()
+
+
+def test_a_space_saves_and_loads_without_pickle(tmp_path):
+    words = ["king", "queen", "北京", "man"]
+    space = similarity.Space(words, np.random.default_rng(0).normal(size=(4, 5)).astype(np.float32))
+    path = space.save(tmp_path / "glove_small")
+    assert path.suffix == ".npz"
+    back = similarity.Space.load(path)
+    assert back.words == words and np.array_equal(back.vectors, space.vectors)
+    assert similarity.neighbours(back, "king", k=2) == similarity.neighbours(space, "king", k=2)
+    np.savez(tmp_path / "other.npz", a=np.zeros(3))
+    with pytest.raises(ValueError, match="not a saved Space"):
+        similarity.Space.load(tmp_path / "other.npz")
+    np.savez(tmp_path / "pickled.npz", vectors=np.zeros((1, 2)), words=np.array([object()], dtype=object))
+    with pytest.raises(ValueError, match="not a saved Space"):
+        similarity.Space.load(tmp_path / "pickled.npz")
+    with pytest.raises(FileNotFoundError, match="no saved Space"):
+        similarity.Space.load(tmp_path / "missing.npz")
