@@ -181,7 +181,8 @@ def word_states(
 
 
 def sentence_vectors(
-    tokenizer, model, sentences: Sequence[str], batch_size: int = 64, max_length: int | None = None
+    tokenizer, model, sentences: Sequence[str], batch_size: int = 32, max_length: int | None = None, *,
+    sort_by_length: bool = True, normalize: bool = True, progress: bool = False,
 ) -> torch.Tensor:
     """Sentence embeddings: the last layer mean-pooled over the attention mask, scaled to unit length.
 
@@ -190,6 +191,11 @@ def sentence_vectors(
     it: at the model's own ``max_seq_length`` (256 pieces for all-MiniLM-L6-v2, read from
     ``sentence_bert_config.json`` in the model's folder), so the vectors match its ``encode``.
 
+    Sentences are cut into pieces once and batched longest first (sentence-transformers orders them by
+    characters; pieces are what a batch pads), so a batch pads to sentences of similar length (padding is
+    most of the work otherwise); the rows come back in the order given. The mask makes padding irrelevant to
+    the result, up to float rounding.
+
     Args:
         tokenizer: the model's Hugging Face tokenizer (``tok, model = data.load_encoder()``).
         model: the encoder.
@@ -197,13 +203,16 @@ def sentence_vectors(
         batch_size: sentences per forward pass.
         max_length: truncate each sentence to this many pieces (default: the model's ``max_seq_length``,
             else the tokenizer's ``model_max_length``, else the model's positions).
+        sort_by_length: batch sentences of similar length together (default); False batches them in order.
+        normalize: scale each vector to unit length (default; cosine is then a dot product).
+        progress: show a text progress bar over the batches.
 
     Returns:
-        a float tensor ``(len(sentences), d)`` of unit rows, on the model's device.
+        a float tensor ``(len(sentences), d)``, on the model's device; unit rows unless ``normalize=False``.
 
     Raises:
         TypeError: ``sentences`` is a single string or not a list of strings; a tokenizer or model that is
-            not a Hugging Face tokenizer and encoder (the message says what to pass).
+            not a Hugging Face tokenizer and encoder (the message says what to pass); a flag that is not a bool.
         ValueError: no sentences, an empty sentence, ``batch_size`` / ``max_length`` < 1, or a
             ``max_length`` above the model's positions.
     """
@@ -216,25 +225,41 @@ def sentence_vectors(
         raise TypeError("every sentence must be a string")
     if any(not s.strip() for s in sentences):
         raise ValueError("an empty sentence has no tokens to pool")
-    if not isinstance(batch_size, int) or batch_size < 1:
+    if not isinstance(batch_size, int) or isinstance(batch_size, bool) or batch_size < 1:
         raise ValueError(f"batch_size must be a positive int, got {batch_size!r}")
     if max_length is not None and (not isinstance(max_length, int) or isinstance(max_length, bool) or max_length < 1):
         raise ValueError(f"max_length must be a positive int or None, got {max_length!r}")
+    for name, flag in (("sort_by_length", sort_by_length), ("normalize", normalize), ("progress", progress)):
+        if not isinstance(flag, bool):
+            raise TypeError(f"{name} must be True or False, got {flag!r}")
     dev = _device(model)
     positions = model.config.max_position_embeddings
     if max_length is not None and max_length > positions:
         raise ValueError(f"max_length={max_length:,} is above the model's {positions} positions; pass "
                          f"max_length <= {positions}, or None to truncate at the model's own length")
     limit = max_length or _pooling_length(tokenizer, model)
+    # every sentence cut into pieces once (one call of the fast tokenizer), then batched longest first, so that a
+    # batch pads only to its own longest sentence
+    pieces = tokenizer(list(sentences), truncation=True, max_length=limit)
+    lengths = [len(ids) for ids in pieces["input_ids"]]
+    order = sorted(range(len(sentences)), key=lambda i: -lengths[i]) if sort_by_length else list(range(len(sentences)))
+    starts = range(0, len(sentences), batch_size)
+    if progress:
+        from tqdm.auto import tqdm
+
+        starts = tqdm(starts, desc="sentence vectors", unit="batch")
     out = []
-    for start in range(0, len(sentences), batch_size):
-        enc = tokenizer(list(sentences[start : start + batch_size]), padding=True, truncation=True,
-                        max_length=limit, return_tensors="pt").to(dev)
-        with torch.inference_mode():
-            last = model(**enc).last_hidden_state.float()
+    for start in starts:
+        rows = order[start : start + batch_size]
+        enc = tokenizer.pad({k: [v[i] for i in rows] for k, v in pieces.items()}, return_tensors="pt").to(dev)
+        with torch.inference_mode():  # the last layer only: the encoder is loaded to return every layer
+            last = model(**enc, output_hidden_states=False).last_hidden_state.float()
         mask = enc["attention_mask"].unsqueeze(-1).to(last.dtype)
         out.append((last * mask).sum(1) / mask.sum(1))
-    return torch.nn.functional.normalize(torch.cat(out), dim=-1)
+    batched = torch.cat(out)
+    pooled = torch.empty_like(batched)
+    pooled[torch.tensor(order, device=pooled.device)] = batched  # back to the order given
+    return torch.nn.functional.normalize(pooled, dim=-1) if normalize else pooled
 
 
 def windows(docs: Sequence[Sequence[str]], size: int, limit: int | None = None) -> list[list[str]]:

@@ -188,8 +188,17 @@ class Lookup:
     """
 
     def __init__(self, table: torch.Tensor):
-        _check_table(table)
         self.table = table
+
+    @property
+    def table(self) -> torch.Tensor:
+        """The ``[V, d]`` float table rows are gathered from."""
+        return self._table
+
+    @table.setter
+    def table(self, table: torch.Tensor) -> None:
+        _check_table(table)
+        self._table, self._on_cpu, self._dim = table, table.device.type == "cpu", table.shape[1]
 
     def __call__(self, ids: torch.Tensor, out: torch.Tensor | None = None) -> torch.Tensor:
         """Rows ``table[ids]``, shape ``ids.shape + (d,)``.
@@ -204,18 +213,24 @@ class Lookup:
                 message names what it must be); ``RuntimeError``: ``out`` for a table that records
                 gradients.
         """
-        table = self.table
-        on_cpu = table.device.type == "cpu"
-        if not (on_cpu and type(ids) is torch.Tensor and ids.dtype in _KERNEL_IDS and ids.device == table.device
+        table, on_cpu = self._table, self._on_cpu
+        if not (on_cpu and type(ids) is torch.Tensor and ids.is_cpu and ids.dtype in _KERNEL_IDS
                 and ids.numel()):  # the fast path's conditions, checked in as few steps as possible
             _check_table(table, ids)
             ids = validate_ids(ids, table.shape[0], values=not on_cpu)
-        if out is not None:
-            self._check_out(ids, out)
+        if out is not None and not (type(out) is torch.Tensor and out.dim() == 2 and ids.dim() == 1 and out.is_cpu
+                                    and on_cpu and out.shape[0] == ids.shape[0] and out.shape[1] == self._dim
+                                    and out.dtype == table.dtype and out.is_contiguous()
+                                    and not (table.requires_grad and torch.is_grad_enabled())
+                                    and out.untyped_storage().data_ptr() != table.untyped_storage().data_ptr()):
+            self._check_out(ids, out)  # the fast path's conditions failed: the full check names what is wrong
         try:  # on the CPU the kernel checks every id's range as it gathers (validate_ids names a refused id)
             if out is None:
                 return torch.embedding(table, ids)  # what F.embedding calls, without its Python layer
-            torch.index_select(table, 0, ids.reshape(-1), out=out.view(-1, table.shape[1]))
+            if ids.dim() == 1:  # no views to make for the common flat batch: a small gather is mostly overhead
+                torch.index_select(table, 0, ids, out=out)
+            else:
+                torch.index_select(table, 0, ids.reshape(-1), out=out.view(-1, table.shape[1]))
             return out
         except (IndexError, RuntimeError):
             validate_ids(ids, table.shape[0])

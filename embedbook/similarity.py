@@ -30,7 +30,7 @@ from embedbook.stats import spearman, unit_rows
 __all__ = [
     "AnalogyResult", "MAX_BLOCK", "MAX_PAIRS", "Space", "anisotropy", "common_rows", "cosine", "evaluate_analogies",
     "input_table_space", "knn", "neighbour_overlap", "neighbours", "read_analogies", "similarity_benchmark",
-    "solve_analogy", "zh_analogies",
+    "solve_analogy", "solve_analogies", "zh_analogies",
 ]
 
 MAX_BLOCK = 2**23  # most scores (floats) held at once by knn: 32 MiB in float32
@@ -150,6 +150,7 @@ class Space:
         self.unit = unit_rows(vectors, zero="keep")
         self.sq_norms = np.einsum("ij,ij->i", vectors, vectors)
         self.zero = ~self.unit.any(axis=1)  # rows without a direction: all zeros, or too short for float32
+        self.zero_rows = np.flatnonzero(self.zero)
 
     @classmethod
     def from_keyed(cls, kv, limit: int | None = None) -> "Space":
@@ -375,6 +376,13 @@ def knn(
         raise ValueError("the inner products may overflow float32 (values up to "
                          f"{float(np.abs(q).max()):.3g} and {float(np.abs(t).max()):.3g}): scale the rows first, "
                          "e.g. with embedbook.stats.unit_rows for cosine retrieval")
+    return _search(q, t, k, exclude, max_block)
+
+
+def _search(q: np.ndarray, t: np.ndarray, k: int, exclude: list[list[int]] | None, max_block: int = MAX_BLOCK
+            ) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`knn`'s search, on inputs already checked (a :class:`Space`'s unit rows are checked once, when it is
+    made: its analogies and neighbours do not scan the table again on every call)."""
     qb = max(1, min(len(q), max_block // max(len(t), 1)))  # queries per block
     tb = max(k, max_block // qb)  # table rows per block
     out_ids = np.empty((len(q), k), dtype=np.int64)
@@ -486,8 +494,8 @@ def neighbours(space: Space, word: str, k: int = 10, metric: str = "cosine") -> 
         if space.zero[i]:
             raise ValueError(f"{word!r} has an all-zero vector (or one too short for float32): no direction, so "
                              "no cosine neighbours; use metric='dot' or 'euclidean'")
-        scores = (space.unit @ space.unit[i]).astype(np.float64)
-        scores[space.zero] = -np.inf
+        scores = space.unit @ space.unit[i]  # float32, as the table: a cast of every score costs more than it buys
+        scores[space.zero_rows] = -np.inf
         candidates = len(space) - 1 - int(space.zero.sum())
         if space.zero.any() and isinstance(k, (int, np.integer)) and k > candidates:
             raise ValueError(f"k={k} is larger than the {candidates} words with a direction ({int(space.zero.sum())} "
@@ -503,9 +511,14 @@ def neighbours(space: Space, word: str, k: int = 10, metric: str = "cosine") -> 
         raise ValueError(f"unknown metric {metric!r}: use 'cosine', 'dot' or 'euclidean'")
     _check_k(k, candidates)
     scores[i] = -np.inf
-    part = np.argpartition(-scores, k - 1)[:k]
-    order = part[np.lexsort((part, -scores[part]))]  # by score, ties by row: deterministic
-    return [(space.words[j], float(scores[j])) for j in order]
+    return [(space.words[j], float(scores[j])) for j in _best(scores, k)]
+
+
+def _best(scores: np.ndarray, k: int) -> np.ndarray:
+    """The rows of the ``k`` highest scores, best first (ties: lower row first, so the order is deterministic)."""
+    n = len(scores)
+    part = np.argpartition(scores, n - k)[n - k:]
+    return part[np.lexsort((part, -scores[part]))]
 
 
 def similarity_benchmark(space: Space, pairs: Sequence[tuple[str, str, float]]) -> dict[str, float]:
@@ -608,6 +621,17 @@ def solve_analogy(
     _check_space(space)
     if not isinstance(exclude_inputs, (bool, np.bool_)):  # "no" is truthy: it would silently exclude them
         raise TypeError(f"exclude_inputs must be True or False, got {exclude_inputs!r}")
+    q, (ia, ib, ic) = _analogy_query(space, a, b, c)
+    excluded = sorted({ia, ib, ic}) if exclude_inputs else []
+    _check_k(k, len(space) - len(excluded) - len(space.zero_rows))
+    scores = space.unit @ q
+    scores[space.zero_rows] = -np.inf
+    scores[excluded] = -np.inf
+    return [(space.words[i], float(scores[i])) for i in _best(scores, k)]
+
+
+def _analogy_query(space: Space, a: str, b: str, c: str) -> tuple[np.ndarray, tuple[int, int, int]]:
+    """The unit target ``unit(b) - unit(a) + unit(c)`` of an analogy and the rows of its three words, checked."""
     for pos, (name, w) in enumerate((("a", a), ("b", b), ("c", c)), 2):
         if not isinstance(w, str):
             raise TypeError(f"analogy word {name} (argument {pos}, after space) must be a string, got "
@@ -623,10 +647,44 @@ def solve_analogy(
     if not q.any():
         raise ValueError(f"the target unit({b!r}) - unit({a!r}) + unit({c!r}) is the zero vector: it has no "
                          "direction, so no word is nearest; pick other words")
-    zero_rows = np.flatnonzero(space.zero).tolist()
-    excl = [[ia, ib, ic] + zero_rows] if exclude_inputs else [zero_rows]
-    ids, sc = knn(q, space.unit, k, exclude=excl)
-    return [(space.words[i], float(s)) for i, s in zip(ids[0], sc[0])]
+    return q, (ia, ib, ic)
+
+
+def solve_analogies(space: Space, questions: Sequence[Sequence[str]], k: int = 1, exclude_inputs: bool = True
+                    ) -> list[list[tuple[str, float]]]:
+    """:func:`solve_analogy` for many questions at once: one matrix product per block of questions (the
+    batched form: much faster than a loop for hundreds of questions). Same answers, same order.
+
+    Args:
+        space: the vectors.
+        questions: ``(a, b, c)`` or ``(a, b, c, expected)`` tuples, read as ``a : b :: c : ?``.
+        k, exclude_inputs: as :func:`solve_analogy`.
+
+    Returns:
+        per question, ``[(word, cosine), ...]``, best first.
+
+    Raises:
+        as :func:`solve_analogy`, naming the question; ValueError: no questions.
+    """
+    _check_space(space)
+    if isinstance(questions, (str, bytes)) or not hasattr(questions, "__len__") or len(questions) == 0:
+        raise ValueError("questions must be a non-empty list of (a, b, c) word triples")
+    if not isinstance(exclude_inputs, (bool, np.bool_)):
+        raise TypeError(f"exclude_inputs must be True or False, got {exclude_inputs!r}")
+    queries, excluded = [], []
+    for n, question in enumerate(questions):
+        if isinstance(question, (str, bytes)) or len(question) not in (3, 4):
+            raise ValueError(f"question {n} must be (a, b, c) or (a, b, c, expected), got {question!r}")
+        a, b, c = question[:3]
+        try:
+            solve = _analogy_query(space, a, b, c)
+        except (KeyError, TypeError, ValueError) as err:
+            raise type(err)(f"question {n} {tuple(question[:3])}: {err.args[0] if err.args else err}") from None
+        queries.append(solve[0])
+        excluded.append(sorted(set(solve[1]) if exclude_inputs else set()) + space.zero_rows.tolist())
+    _check_k(k, len(space) - max(map(len, excluded)))
+    ids, sc = _search(np.stack(queries), space.unit, k, excluded)
+    return [[(space.words[i], float(x)) for i, x in zip(row_ids, row_sc)] for row_ids, row_sc in zip(ids, sc)]
 
 
 Question = tuple[str, str, str, str]

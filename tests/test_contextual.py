@@ -454,3 +454,17 @@ def test_sentence_vectors_match_sentence_transformers_encode_short_and_long(enc)
     assert cx._pooling_length(tok, model) == 256  # read from sentence_bert_config.json
     at_512 = cx.sentence_vectors(tok, model, texts, max_length=512)  # what it did before: a different vector
     assert torch.nn.functional.cosine_similarity(ref[1:].cpu().float(), at_512[1:].cpu(), dim=1).item() < 0.999
+
+
+def test_sentence_vectors_batched_by_length_come_back_in_order(enc):
+    """Length-sorted batches (the default) give the rows of in-order batches, in the order given."""
+    tok, model = enc
+    texts = ["a cat", "the dog chased the cat across the whole garden and back", "rain", "birds sing at dawn"]
+    sorted_ = cx.sentence_vectors(tok, model, texts, batch_size=2)
+    plain = cx.sentence_vectors(tok, model, texts, batch_size=2, sort_by_length=False)
+    assert torch.allclose(sorted_, plain, atol=1e-5)
+    raw = cx.sentence_vectors(tok, model, texts, normalize=False)
+    assert torch.allclose(torch.nn.functional.normalize(raw, dim=-1), sorted_, atol=1e-5)
+    assert not torch.allclose(raw.norm(dim=-1), torch.ones(4))
+    with pytest.raises(TypeError, match="sort_by_length must be True or False"):
+        cx.sentence_vectors(tok, model, texts, sort_by_length="yes")

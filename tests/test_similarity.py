@@ -315,3 +315,21 @@ def test_deterministic_evaluation(space, tmp_path):
     r1 = S.evaluate_analogies(space, S.read_analogies(f), restrict=None)
     r2 = S.evaluate_analogies(space, S.read_analogies(f), restrict=None)
     assert r1.pred_excl == r2.pred_excl and r1.pred_base == r2.pred_base
+
+
+def test_solve_analogies_is_solve_analogy_for_many_questions():
+    from embedbook import similarity as sim
+
+    rng = np.random.default_rng(3)
+    words = [f"w{i}" for i in range(300)]
+    space = sim.Space(words, rng.normal(size=(300, 16)).astype(np.float32))
+    questions = [tuple(rng.choice(words, 3, replace=False)) for _ in range(40)]
+    for exclude in (True, False):
+        many = sim.solve_analogies(space, questions, k=4, exclude_inputs=exclude)
+        one = [sim.solve_analogy(space, *q, k=4, exclude_inputs=exclude) for q in questions]
+        assert [[w for w, _ in r] for r in many] == [[w for w, _ in r] for r in one]
+        assert max(abs(a[1] - b[1]) for r, s in zip(many, one) for a, b in zip(r, s)) < 1e-5
+    with pytest.raises(KeyError, match=r"question 1 \('w1', 'nope', 'w2'\)"):
+        sim.solve_analogies(space, [("w1", "w2", "w3"), ("w1", "nope", "w2")])
+    with pytest.raises(ValueError, match="non-empty list"):
+        sim.solve_analogies(space, [])
