@@ -41,7 +41,7 @@ __all__ = [
 ]
 
 BITS = (8, 4)
-SCHEMES = ("row", "tensor")
+SCHEMES = ("row", "tensor", "affine")  # affine: per row, min/max with an offset (a zero point)
 QMAX = {8: 127, 4: 7}
 _CHUNK = 1 << 18  # elements quantised at a time: temporaries stay at ~1 MB whatever the table's size
 
@@ -55,8 +55,10 @@ class QuantizedTable:
         scales: float32, ``[V]`` (row-wise: one scale per row) or ``[1]`` (per-tensor); int4 scales carry
             fp16's precision (11 significant bits).
         bits: 8 or 4.
-        scheme: ``"row"`` or ``"tensor"``.
+        scheme: ``"row"`` (symmetric: ``code * scale``), ``"tensor"`` (one symmetric scale) or ``"affine"``
+            (per row, from the row's minimum and maximum: ``code * scale + offset``).
         shape: ``(V, d)`` of the float table.
+        offsets: float32 ``[V]`` for ``"affine"`` (the value code 0 stands for), else None.
 
     Raises:
         TypeError, ValueError: fields that do not fit together (wrong dtype or shape), when built by hand.
@@ -67,6 +69,7 @@ class QuantizedTable:
     bits: int
     scheme: str
     shape: tuple[int, int]
+    offsets: torch.Tensor | None = None
 
     def __post_init__(self) -> None:
         if self.bits not in BITS:
@@ -80,7 +83,13 @@ class QuantizedTable:
         if self.codes.dtype != want[0] or tuple(self.codes.shape) != want[1]:
             raise ValueError(f"int{self.bits} codes for a {v}×{d} table must be {want[0]} of shape {want[1]}, "
                              f"got {self.codes.dtype} {tuple(self.codes.shape)}")
-        n_scales = v if self.scheme == "row" else 1
+        if (self.offsets is not None) != (self.scheme == "affine"):
+            raise ValueError("an 'affine' table has one float32 offset a row (the value of code 0), and only an affine "
+                             f"one; got scheme {self.scheme!r} with offsets {'given' if self.offsets is not None else 'None'}")
+        if self.offsets is not None and (not isinstance(self.offsets, torch.Tensor) or self.offsets.dtype != torch.float32
+                                         or tuple(self.offsets.shape) != (v,) or self.offsets.device != self.codes.device):
+            raise ValueError(f"affine offsets must be float32 of shape ({v},) on the codes' device")
+        n_scales = 1 if self.scheme == "tensor" else v
         if self.scales.dtype != torch.float32 or tuple(self.scales.shape) != (n_scales,):
             raise ValueError(f"{self.scheme} scales must be float32 of shape ({n_scales},), "
                              f"got {self.scales.dtype} {tuple(self.scales.shape)}")
@@ -97,8 +106,8 @@ class QuantizedTable:
 
     @property
     def nbytes(self) -> int:
-        """Bytes actually stored: codes plus scales."""
-        return self.codes.numel() * self.codes.element_size() + self.scales.numel() * self.scales.element_size()
+        """Bytes actually stored: codes plus scales (and an affine table's offsets)."""
+        return sum(t.numel() * t.element_size() for t in (self.codes, self.scales, self.offsets) if t is not None)
 
     @property
     def fp32_bytes(self) -> int:
@@ -118,7 +127,8 @@ class QuantizedTable:
                 :func:`embedbook.device.pick`).
         """
         dev = pick(device)
-        return QuantizedTable(self.codes.to(dev), self.scales.to(dev), self.bits, self.scheme, self.shape)
+        return QuantizedTable(self.codes.to(dev), self.scales.to(dev), self.bits, self.scheme, self.shape,
+                              None if self.offsets is None else self.offsets.to(dev))
 
 
 def _as_table(table) -> torch.Tensor:
@@ -207,7 +217,10 @@ def quantize(table: torch.Tensor | np.ndarray, bits: int = 8, scheme: str = "row
     """Quantise a float ``[V, d]`` table to int8 or packed int4 codes with float32 scales.
 
     A scale is the row's (or table's) largest magnitude over 127 (int8) or 7 (int4); int4 scales are
-    rounded to fp16's 11 significant bits (see the module's docstring).
+    rounded to fp16's 11 significant bits (see the module's docstring). The ``"affine"`` scheme uses each row's
+    range instead: ``scale = (max - min) / 255`` (int8) or ``/ 15`` (int4), and an offset so that the codes
+    span the row from its minimum to its maximum (the min/max scheme of ``torch.ao.quantization``: every code
+    is used, so a row whose values are not centred on 0 loses less; it costs 4 bytes a row for the offset).
 
     Works on the table's device, a block of rows at a time, so a table of any size needs little
     memory beyond its codes.
@@ -215,8 +228,8 @@ def quantize(table: torch.Tensor | np.ndarray, bits: int = 8, scheme: str = "row
     Args:
         table: float tensor (any float dtype, any device) or NumPy array, shape ``[V, d]``.
         bits: 8 or 4.
-        scheme: ``"row"`` (one scale per row: a large-norm row cannot crush the small ones) or
-            ``"tensor"`` (one scale for the whole table).
+        scheme: ``"row"`` (one scale per row: a large-norm row cannot crush the small ones),
+            ``"tensor"`` (one scale for the whole table) or ``"affine"`` (per row, min/max with an offset).
 
     Returns:
         a :class:`QuantizedTable` on the table's device.
@@ -235,6 +248,8 @@ def quantize(table: torch.Tensor | np.ndarray, bits: int = 8, scheme: str = "row
         raise ValueError(f"packed int4 needs an even dimension, got d={d}; pad the table by one column")
     qmax = QMAX[bits]
     step = max(1, _CHUNK // d)
+    if scheme == "affine":
+        return _quantize_affine(t, bits, step)
     blocks = [(s, min(s + step, v)) for s in range(0, v, step)]
     if scheme == "tensor":  # one pass for the global absmax first
         absmax = torch.zeros((), device=t.device)
@@ -261,17 +276,42 @@ def quantize(table: torch.Tensor | np.ndarray, bits: int = 8, scheme: str = "row
     return QuantizedTable(codes, scales.float(), bits, scheme, (v, d))
 
 
+def _quantize_affine(t: torch.Tensor, bits: int, step: int) -> QuantizedTable:
+    """Per row: codes ``c`` in ``[-2^(b-1), 2^(b-1) - 1]`` with ``x ≈ c * scale + offset``, where the lowest code
+    stands for the row's minimum and the highest for its maximum."""
+    v, d = (int(n) for n in t.shape)
+    low, levels = -(QMAX[bits] + 1), 2 ** bits - 1  # codes -128..127 (255 steps) or -8..7 (15 steps)
+    scales, offsets = torch.empty(v, device=t.device), torch.empty(v, device=t.device)
+    codes = torch.empty((v, d if bits == 8 else d // 2), dtype=torch.int8 if bits == 8 else torch.uint8, device=t.device)
+    for s in range(0, v, step):
+        e = min(s + step, v)
+        _absmax(t[s:e], s)  # names NaN, infinity or float64 beyond float32 first
+        x = t[s:e].float()
+        lo, hi = x.amin(dim=1), x.amax(dim=1)
+        scale = (hi - lo) / levels
+        scale = torch.where(scale > 0, scale, torch.ones_like(scale))  # a constant row: every code stands for it
+        offset = lo - low * scale  # code `low` stands for the row's minimum
+        c = ((x - offset[:, None]) / scale[:, None]).round_().clamp_(low, -low - 1).to(torch.int8)
+        scales[s:e], offsets[s:e] = torch.where(hi > lo, scale, torch.zeros_like(scale)), offset
+        offsets[s:e] = torch.where(hi > lo, offset, lo)  # a constant row: scale 0, every code stands for the value
+        codes[s:e] = c if bits == 8 else pack_int4(c)
+    return QuantizedTable(codes, scales, bits, "affine", (v, d), offsets)
+
+
 def _rows(q: QuantizedTable, ids: torch.Tensor) -> torch.Tensor:
     """Dequantise the rows ``ids`` (any shape, on the table's device) to float32 ``[*ids.shape, d]``."""
     codes = q.codes[ids]
     if q.bits == 4:
         codes = unpack_int4(codes)
-    scale = q.scales[ids].unsqueeze(-1) if q.scheme == "row" else q.scales[0]
+    scale = q.scales[0] if q.scheme == "tensor" else q.scales[ids].unsqueeze(-1)
+    if q.offsets is not None:
+        return torch.addcmul(q.offsets[ids].unsqueeze(-1), codes.float(), scale)
     return codes.float() * scale
 
 
 def dequantize(q: QuantizedTable) -> torch.Tensor:
-    """The float32 ``[V, d]`` table that ``q`` stands for: ``code * scale`` for every value.
+    """The float32 ``[V, d]`` table that ``q`` stands for: ``code * scale`` for every value (``+ offset`` for an
+    affine table).
 
     Args:
         q: a :class:`QuantizedTable`.
@@ -460,7 +500,7 @@ class QuantizedEmbedding(torch.nn.Module):
                                  f"got {padding_idx!r}")
             padding_idx = int(padding_idx) % q.shape[0]
         self.padding_idx = padding_idx
-        can_fuse = q.scheme == "row" and (q.bits == 8 or _fits_half(q.scales))
+        can_fuse = q.scheme == "row" and (q.bits == 8 or _fits_half(q.scales))  # an affine table stays plain
         if fused and not can_fuse:
             raise ValueError("the fused layout holds row-wise tables only, and int4 ones only with scales in fp16's "
                              "range; pass fused=None or False")
@@ -470,6 +510,8 @@ class QuantizedEmbedding(torch.nn.Module):
         else:
             self.register_buffer("codes", q.codes)
             self.register_buffer("scales", q.scales)
+            if q.offsets is not None:
+                self.register_buffer("offsets", q.offsets)
         # an empty float tensor that .half() / .to(dtype) convert like a weight: its dtype is the output's
         self.register_buffer("_out", torch.empty(0, device=q.device), persistent=False)
         self._dtype = torch.float32  # _out's dtype, kept where forward reads it fast; _apply updates it
@@ -524,7 +566,7 @@ class QuantizedEmbedding(torch.nn.Module):
         """The stored codes and scales as a :class:`QuantizedTable` (on the module's device)."""
         if self.fused:
             return QuantizedTable(*_unpack(self.packed, self.bits, self.shape), self.bits, "row", self.shape)
-        return QuantizedTable(self.codes, self.scales, self.bits, self.scheme, self.shape)
+        return QuantizedTable(self.codes, self.scales, self.bits, self.scheme, self.shape, self._buffers.get("offsets"))
 
     @property
     def nbytes(self) -> int:
@@ -561,6 +603,9 @@ class QuantizedEmbedding(torch.nn.Module):
         super()._apply(fn, recurse)
         if scales is not None:  # float32 scales are part of the stored table: .half() must not round them
             self._buffers["scales"] = scales.to(self._buffers["scales"].device)
+        offsets = self._buffers.get("offsets")
+        if offsets is not None and offsets.dtype != torch.float32:
+            self._buffers["offsets"] = offsets.float()
         self._dtype = self._out.dtype
         return self
 
@@ -568,7 +613,8 @@ class QuantizedEmbedding(torch.nn.Module):
         """Load a state dict of either layout: convert a plain one (``codes``, ``scales``) into the fused layout
         or a fused one (``packed``) into the plain layout before the usual loading."""
         codes, scales, packed = (prefix + k for k in ("codes", "scales", "packed"))
-        self._check_saved_size(state_dict.get(codes), state_dict.get(scales), state_dict.get(packed))
+        self._check_saved_size(state_dict.get(codes), state_dict.get(scales), state_dict.get(packed),
+                               state_dict.get(prefix + "offsets"))
         if self.fused and packed not in state_dict and codes in state_dict and scales in state_dict:
             q = QuantizedTable(state_dict.pop(codes), state_dict.pop(scales), self.bits, self.scheme, self.shape)
             if q.scheme != "row" or (q.bits == 4 and not _fits_half(q.scales)):
@@ -579,7 +625,7 @@ class QuantizedEmbedding(torch.nn.Module):
             state_dict[codes], state_dict[scales] = _unpack(state_dict.pop(packed), self.bits, self.shape)
         super()._load_from_state_dict(state_dict, prefix, *args, **kwargs)
 
-    def _check_saved_size(self, codes, scales, packed) -> None:
+    def _check_saved_size(self, codes, scales, packed, offsets=None) -> None:
         """Refuse a state dict whose table has another shape, bit width or scheme than this module, naming what it
         holds and the module to build for it (instead of torch's "size mismatch for packed")."""
         (v, d), bits = self.shape, self.bits
@@ -601,7 +647,8 @@ class QuantizedEmbedding(torch.nn.Module):
         elif isinstance(codes, torch.Tensor) and codes.dim() == 2 and isinstance(scales, torch.Tensor):
             saved_bits = 8 if codes.dtype == torch.int8 else 4
             n, saved_d = codes.shape[0], codes.shape[1] * (1 if saved_bits == 8 else 2)
-            scheme = "tensor" if scales.numel() == 1 and n > 1 else self.scheme if n == 1 else "row"
+            scheme = ("affine" if offsets is not None else "tensor" if scales.numel() == 1 and n > 1
+                      else self.scheme if n == 1 and self.scheme != "affine" else "row")
             if (n, saved_d, saved_bits, scheme) != (v, d, bits, self.scheme):
                 raise ValueError(f"this state dict holds a {n} × {saved_d} table at {saved_bits} bits ({scheme} scales); "
                                  f"this module is {v} × {d} at {bits} bits ({self.scheme} scales). "
@@ -647,7 +694,7 @@ class QuantizedEmbedding(torch.nn.Module):
     def _plain_rows(self, flat: torch.Tensor) -> torch.Tensor:
         """Gather and dequantise with plain tensor operations (any device): float32 ``code * scale``."""
         if not self.fused:
-            return _rows(QuantizedTable(self.codes, self.scales, self.bits, self.scheme, self.shape), flat)
+            return _rows(self.table, flat)
         codes, scales = _unpack(self.packed.index_select(0, flat), self.bits, self.shape)
         if self.bits == 4:
             codes = unpack_int4(codes)
