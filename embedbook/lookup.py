@@ -218,12 +218,18 @@ class Lookup:
                 and ids.numel()):  # the fast path's conditions, checked in as few steps as possible
             _check_table(table, ids)
             ids = validate_ids(ids, table.shape[0], values=not on_cpu)
-        if out is not None and not (type(out) is torch.Tensor and out.dim() == 2 and ids.dim() == 1 and out.is_cpu
-                                    and on_cpu and out.shape[0] == ids.shape[0] and out.shape[1] == self._dim
-                                    and out.dtype == table.dtype and out.is_contiguous()
-                                    and not (table.requires_grad and torch.is_grad_enabled())
-                                    and out.untyped_storage().data_ptr() != table.untyped_storage().data_ptr()):
-            self._check_out(ids, out)  # the fast path's conditions failed: the full check names what is wrong
+        if out is not None and on_cpu and type(out) is torch.Tensor and ids.dim() == 1 and out.dim() == 2 \
+                and out.shape[0] == ids.shape[0] and out.shape[1] == self._dim and out.is_contiguous():
+            # a flat batch into a buffer of its shape: the CPU kernel itself refuses another dtype or device, a
+            # buffer that overlaps the table and a table that records gradients; the full check then names the fix
+            try:
+                return torch.index_select(table, 0, ids, out=out)
+            except (IndexError, RuntimeError):
+                self._check_out(ids, out)
+                validate_ids(ids, table.shape[0])
+                raise
+        if out is not None:
+            self._check_out(ids, out)
         try:  # on the CPU the kernel checks every id's range as it gathers (validate_ids names a refused id)
             if out is None:
                 return torch.embedding(table, ids)  # what F.embedding calls, without its Python layer
