@@ -119,3 +119,59 @@ def test_c49_and_c29_findings_follow_the_figures():
     v = claims.run("C29", _filled(ch13.Robustness, n_tokens=1232, n_sentences=40, n_blocks=6,
                                **{k: 0.99 for k in shares}))
     assert v.verdict == "confirmed" and "more robust at both widths" in v.finding
+
+
+# --- the lesson's exercises: each answer is what its code gives ------------------------------------------------
+
+
+def _lesson_table(cols: int) -> torch.Tensor:
+    """The lesson's first table: 4 rows from the generator seeded with 0."""
+    return torch.randn(4, cols, generator=torch.Generator().manual_seed(0))
+
+
+def test_exercise_1_bytes_at_width_4096():
+    E = _lesson_table(4096)
+    scale = E.abs().amax(dim=1, keepdim=True) / 127
+    codes = torch.round(E / scale).clamp(-127, 127).to(torch.int8)
+    ratio = E.numel() * E.element_size() / (codes.numel() * codes.element_size() + scale.numel() * scale.element_size())
+    assert round(ratio, 3) == 3.996
+
+
+def test_exercise_2_one_scale_for_an_outlier():
+    E = _lesson_table(6)
+    E[0, 0] = 100.0
+    errors, codes = {}, {}
+    for name, scale in (("row", E.abs().amax(dim=1, keepdim=True) / 127), ("one", E.abs().amax() / 127)):
+        codes[name] = torch.round(E / scale).clamp(-127, 127).to(torch.int8)
+        E_hat = codes[name].float() * scale
+        errors[name] = float((E_hat - E)[1:].norm() / E[1:].norm())
+    assert round(errors["row"], 3) == 0.003  # "about 0.3 %"
+    assert 0.19 < errors["one"] < 0.21  # "about 20 %"
+    assert E[1:].abs().max() < 2.4  # "all within ±2.4"
+    assert (int(codes["one"][1:].min()), int(codes["one"][1:].max())) == (-3, 3)  # "the codes −3 … 3"
+    assert round(float(E.abs().amax() / 127), 1) == 0.8  # the step, 100/127
+
+
+def test_exercise_3_paris_neighbours():
+    from embedbook import data
+    from embedbook import quantize as Q
+
+    glove = data.glove(limit=100_000)  # the lesson's GLOVE_LIMIT
+    W = torch.from_numpy(glove.vectors.copy())
+
+    def nearest(table, word, k=8):
+        unit = table / table.norm(dim=1, keepdim=True)
+        sims = unit @ unit[glove.key_to_index[word]]
+        return [glove.index_to_key[i] for i in sims.topk(k + 1).indices[1:]]
+
+    fp32, int8, int4 = (nearest(t, "paris") for t in (W, Q.roundtrip(W, 8), Q.roundtrip(W, 4)))
+    assert int8 == fp32  # INT8 leaves the list as it is
+    assert int4 != fp32 and set(int4) == set(fp32)  # INT4 reorders the same eight words
+    assert int4[1] == "french" and fp32.index("rome") == int4.index("berlin") and fp32.index("berlin") == int4.index("rome")
+
+
+def test_exercise_4_an_empty_batch_is_refused():
+    from embedbook import quantize as Q
+
+    with pytest.raises(ValueError, match="an empty batch has nothing to look up"):
+        Q.QuantizedEmbedding.from_float(torch.randn(10, 4))(torch.tensor([], dtype=torch.long))
