@@ -50,3 +50,57 @@ def test_summary_has_a_line_for_every_declared_outcome():
 def test_summary_line_follows_the_verdict():
     v = claims.run("C26", _scaling([4.74, 4.75, 4.73], [4.75, 4.76, 4.74], [4.95, 4.96, 4.94]))
     assert ch14.summary_line(v) == ch14.SUMMARY["C26"][claims.CORRECTED] and "widest" in ch14.summary_line(v)
+
+
+# --- the lesson's exercises: each answer is what its code gives ------------------------------------------------
+
+
+def _lesson_bigrams(K: int):
+    """The lesson's bigram cells with K rows: (the bigrams that keep a row, the rows of the batch [[3, 1, 4, 1, 6]])."""
+    import torch
+
+    V = 10
+    train = torch.tensor([3, 1, 4, 1, 5, 9, 2, 6, 5, 3, 5, 8, 9, 7, 9, 3, 1, 4, 1, 5])
+    keys = train[:-1] * V + train[1:]
+    uniq, counts = torch.unique(keys, return_counts=True)
+    top = uniq[torch.argsort(counts, descending=True, stable=True)[:K]].sort().values
+    ids = torch.tensor([[3, 1, 4, 1, 6]])
+    key = ids[:, :-1] * V + ids[:, 1:]
+    pos = torch.searchsorted(top, key).clamp(max=K - 1)
+    rows = torch.where(top[pos] == key, pos + 1, 0)
+    twice = sorted((int(k) // V, int(k) % V) for k, c in zip(uniq, counts) if c == 2)
+    return [(int(k) // V, int(k) % V) for k in top], rows.tolist(), twice
+
+
+def test_exercise_1_two_bigram_rows():
+    kept, rows, twice = _lesson_bigrams(2)
+    assert twice == [(1, 4), (1, 5), (3, 1), (4, 1)]  # "four bigrams occur twice"
+    assert kept == [(1, 4), (1, 5)] and rows == [[0, 1, 0, 0]]
+    assert _lesson_bigrams(4)[1] == [[3, 1, 4, 0]]  # "with K = 4 it was [[3, 1, 4, 0]]"
+
+
+def _adaptive_numbers(edges, dims, d=32):
+    import torch
+
+    tables = [torch.randn(b - a, k) for a, b, k in zip(edges, edges[1:], dims)]
+    projs = [torch.randn(k, d) for k in dims]
+    return sum(t.numel() for t in tables) + sum(p.numel() for p in projs)
+
+
+def test_exercise_2_and_3_adaptive_counts():
+    from embedbook import ngram
+
+    assert _adaptive_numbers([0, 100, 400, 1000], [32, 32, 32]) == 35_072
+    two = _adaptive_numbers([0, 100, 1000], [32, 8])
+    assert two == 11_680 and round(32_000 / two, 1) == 2.7
+    assert sum(p.numel() for p in ngram.AdaptiveInput(1000, 32, [100]).parameters()) == two  # the package agrees
+
+
+def test_exercise_4_the_ngram_table_stays_on_the_cpu():
+    import torch
+
+    from embedbook import ngram
+
+    train = torch.tensor([3, 1, 4, 1, 5, 9, 2, 6, 5, 3, 5, 8, 9, 7, 9, 3, 1, 4, 1, 5])
+    emb = ngram.NgramEmbedding(10, 4, ngram.NgramIndex.build(train, 10, 4)).to("meta")  # any other device
+    assert emb.token.weight.device.type == "meta" and emb.ngram.weight.device.type == "cpu"
