@@ -28,8 +28,8 @@ from embedbook import book
 from embedbook.book import i18n
 
 BOOK = "book"  # the catalog of everything that is not a chapter
-PAGES = ("book/intro.md", "book/bibliography.md", "book/api/index.md", "book/claims.ipynb", "book/status.ipynb",
-         "book/using.ipynb")
+PAGES = ("book/intro.md", "book/bibliography.md", "book/glossary.md", "book/api/index.md", "book/claims.ipynb",
+         "book/status.ipynb", "book/using.ipynb")
 MODULES = ("embedbook/book/claims.py", "embedbook/book/__init__.py", "embedbook/book/i18n.py",
            "embedbook/book/sphinxext.py")
 
