@@ -212,3 +212,46 @@ def test_every_finding_fits_the_box_and_names_no_code(monkeypatch):
     for text in texts:
         assert 0 < len(text.split()) <= claims.FINDING_WORDS, text
         assert not any(code in text for code in ("C17", "C18", "C42", "margin_min", "share_max", "`")), text
+
+
+# --- the lesson's exercises: each answer is what the exercise's code gives ------------------------------------
+
+
+def _mechanism_counts(n, d):
+    """The lesson's count cell: (scores_and_mix, projections) for n tokens of width d."""
+    return 2 * (n * n * d) * 2, 4 * (n * d * d) * 2
+
+
+def test_exercise_1_doubling_n():
+    (s256, p256), (s512, p512) = _mechanism_counts(256, 64), _mechanism_counts(512, 64)
+    assert s512 == 4 * s256 and p512 == 2 * p256
+    f = sizing.attention_flops(512, 64)
+    assert f["scores"] + f["mix"] == s512 == 67_108_864 and f["projections"] == p512 == 16_777_216
+
+
+def test_exercise_2_the_crossover_at_d_equal_n_over_2():
+    f = sizing.attention_flops(256, 128)
+    assert f["projections"] == f["scores"] + f["mix"] == 33_554_432
+    assert all(sizing.attention_flops(256, d)["projections"] != 4 * 256 * 256 * d for d in (64, 127, 129, 256))
+
+
+def test_exercise_3_parameters_from_d_32_to_128():
+    vocab, *_ = ch07.lee_docs(100)  # the sweep's corpus at the lesson's N_DOCS
+    assert len(vocab) == 1_002
+    counts = {d: lm.TinyLM(lm.LMConfig(len(vocab), d_model=d, n_layers=1, n_heads=2)).num_params() for d in (32, 128)}
+    assert counts == {32: 46_880, 128: 334_976}
+    m = lm.TinyLM(lm.LMConfig(len(vocab), d_model=128, n_layers=1, n_heads=2))
+    assert m.cfg.context == 64
+    square = sum(p.numel() for p in m.parameters() if p.dim() == 2 and p.shape[0] != len(vocab)
+                 and p.shape[0] != m.cfg.context)  # the block's d × d and d × 4d matrices
+    assert square > counts[128] / 2
+
+
+def test_exercise_4_fused_attention_counts_the_same():
+    from torch.utils.flop_counter import FlopCounterMode
+
+    n, d = 256, 64
+    Q, K, V = torch.randn(3, n, d)
+    with FlopCounterMode(display=False) as counter:
+        torch.nn.functional.scaled_dot_product_attention(Q[None], K[None], V[None])
+    assert counter.get_total_flops() == 4 * n * n * d == 16_777_216
