@@ -137,7 +137,7 @@ def test_crosslingual_fit_pairs_and_shown_examples():
 
 
 def test_finetune_data_and_base_model_are_what_run_finetune_trains():
-    """The chapter's plain-torch loop starts from these two helpers; run_finetune must train exactly on them."""
+    """run_finetune trains exactly on these two helpers (its data and its pre-trained model, seeded)."""
     import torch
 
     from embedbook import lm
@@ -154,3 +154,51 @@ def test_finetune_data_and_base_model_are_what_run_finetune_trains():
     assert r.pre[0].source_loss == h.best_val_loss and r.pre[0].best_step == h.best_step
     with pytest.raises(ValueError, match="positive"):
         ch.finetune_data(0, 1000)
+
+
+# --- the lesson's exercises: each answer is what its code gives ------------------------------------------------
+
+
+def _lesson_procrustes(rows: int = 100, noise: float = 0.05):
+    """The lesson's toy: 100 'Chinese' rows, a hidden rotation Q, noisy 'English' rows; W fitted on the first rows."""
+    import numpy as np
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(100, 5))
+    Q, _ = np.linalg.qr(rng.normal(size=(5, 5)))
+    Y = X @ Q + noise * rng.normal(size=(100, 5))
+    U, _, Vt = np.linalg.svd(X[:rows].T @ Y[:rows])
+    W = U @ Vt
+    return float(np.abs(W - Q).max()), bool(np.allclose(W @ W.T, np.eye(5)))
+
+
+def test_exercise_1_three_pairs_leave_the_map_unconstrained():
+    base, _ = _lesson_procrustes()
+    three, orthogonal = _lesson_procrustes(rows=3)
+    assert round(base, 3) == 0.007 and round(three, 2) == 0.17 and orthogonal
+
+
+def test_exercise_2_ten_times_the_noise():
+    base, _ = _lesson_procrustes()
+    noisy, orthogonal = _lesson_procrustes(noise=0.5)
+    assert orthogonal and round(noisy, 2) == 0.07 and 8 < noisy / base < 12  # "ten times further"
+
+
+def test_exercise_3_a_slower_table_moves_ten_times_less():
+    import copy
+
+    import torch
+    from torch import nn
+
+    def moved(lr_table):
+        torch.manual_seed(0)
+        pretrained = nn.Sequential(nn.Embedding(100, 8), nn.Linear(8, 100))
+        model = copy.deepcopy(pretrained)
+        logits = model(torch.tensor([1, 2, 3]))
+        nn.functional.cross_entropy(logits, torch.tensor([2, 3, 4])).backward()
+        torch.optim.Adam([{"params": model[0].parameters(), "lr": lr_table},
+                          {"params": model[1].parameters(), "lr": 3e-3}]).step()
+        return (model[0].weight - pretrained[0].weight).abs().max().item()
+
+    full, slowed, slower = moved(3e-3), moved(3e-4), moved(3e-5)
+    assert 9.5 < slowed / slower < 10.5 and 95 < full / slower < 105  # ten times; a hundredth of the full step
