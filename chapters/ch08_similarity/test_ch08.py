@@ -122,3 +122,55 @@ def test_c40_and_c41_findings_follow_the_outcome():
         v = claims.run("C41", dataclasses.replace(r, **fields))
         assert v.verdict == verdict and says in v.finding and "C41" not in v.finding
         assert f"{v.figures['same_share'] * 4:.0f} of 4 queries" in v.finding
+
+
+# --- the lesson's exercises: each answer is what the exercise's code gives ------------------------------------
+
+
+@pytest.fixture(scope="module")
+def glove_table():
+    from embedbook import data
+
+    kv = data.glove()  # the lesson's table: GloVe 6B 50d, all 400,000 rows
+    E = torch.from_numpy(kv.vectors)
+    return kv, E, E / E.norm(dim=1, keepdim=True)
+
+
+def test_exercise_1_a_flipped_vector_flips_the_cosine(glove_table):
+    kv, E, _unit = glove_table
+    king, queen = E[kv.key_to_index["king"]], E[kv.key_to_index["queen"]]
+    cos = king @ queen / (king.norm() * queen.norm())
+    flipped = (-king) @ queen / ((-king).norm() * queen.norm())
+    assert round(float(cos), 4) == 0.7839 and round(float(flipped), 4) == -0.7839
+
+
+def test_exercise_2_frog_by_dot_product_and_by_cosine(glove_table):
+    kv, E, unit = glove_table
+    frog = kv.key_to_index["frog"]
+    dot = [kv.index_to_key[j] for j in (E @ E[frog]).topk(6).indices]
+    cos = [kv.index_to_key[j] for j in (unit @ unit[frog]).topk(6).indices]
+    assert dot == ["frog", "leptodactylidae", "species", "ranidae", "snails", "colubrid"]
+    assert cos == ["frog", "snake", "ape", "toad", "monkey", "spider"]
+    lengths = E.norm(dim=1)
+    longest = [(lengths < lengths[kv.key_to_index[w]]).float().mean().item() for w in dot[1:]]
+    assert min(longest) > 0.98  # among the longest 2 % of the table
+
+
+def test_exercise_3_rho_over_the_most_frequent_words(glove_table):
+    from scipy.stats import spearmanr
+
+    _kv, E, _unit = glove_table
+    lengths = E.norm(dim=1).numpy()
+    log_freq = -np.log1p(np.arange(len(E)))
+    assert round(spearmanr(lengths, log_freq)[0], 2) == 0.36  # the lesson's figure, over all words
+    assert round(spearmanr(lengths[:100_000], log_freq[:100_000])[0], 2) == 0.04
+    assert lengths[:100_000].mean() > lengths[-100_000:].mean()  # the rarer words are shorter
+
+
+def test_exercise_4_lengths_cost_about_one_matrix_vector_product(glove_table):
+    import timeit
+
+    _kv, E, unit = glove_table
+    norm = min(timeit.repeat(lambda: E.norm(dim=1), number=5, repeat=5))
+    product = min(timeit.repeat(lambda: unit @ unit[0], number=5, repeat=5))
+    assert 1 / 4 < norm / product < 4  # about the same: both read the whole table once (a loose band: a clock)
