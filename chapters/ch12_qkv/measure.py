@@ -124,8 +124,9 @@ class TableSwap(Result):
 
     ``effects[kind]`` for ``"original"``, ``"shuffled"`` and ``"random"``: ``shift_l0`` and ``shift_last`` (mean
     total-variation distance of the attention from the original's, layer 0 and the last layer), ``final_cos`` (mean
-    cosine between the new and the original last-layer token vectors) and ``paraphrase_acc`` (how often a
-    sentence's vector is closer to its paraphrase than to another's; chance 0.5)."""
+    cosine between the new and the original last-layer token vectors) and ``paraphrase_acc`` (the share of the
+    n(n − 1) comparisons, each sentence against each other sentence's paraphrase, in which the sentence's vector is
+    closer to its own paraphrase; vectors that carried nothing would win half of them, so chance is 0.5)."""
 
     sentence: str
     seed: int
@@ -135,8 +136,19 @@ class TableSwap(Result):
 
     def extra_glue(self) -> dict:
         out = {f"{kind}_{k}": v for kind, e in self.effects.items() for k, v in e.items()}
+        # what the accuracy counts: each sentence against each other sentence's paraphrase
+        out["n_others"] = self.n_pairs - 1
+        out["n_comparisons"] = self.n_comparisons
+        out.update({f"{kind}_wins": round(e["paraphrase_acc"] * self.n_comparisons)
+                    for kind, e in self.effects.items()})
         out["paraphrase_reading"] = self.paraphrase_reading()
         return out
+
+    @property
+    def n_comparisons(self) -> int:
+        """How many comparisons the paraphrase accuracy is a share of: each of the n sentences against each of the
+        n − 1 other sentences' paraphrases."""
+        return self.n_pairs * (self.n_pairs - 1)
 
     def paraphrase_reading(self) -> str:
         """A sentence saying what the paraphrase accuracies of the wrong tables show, computed from them."""

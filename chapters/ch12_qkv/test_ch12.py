@@ -96,3 +96,82 @@ def test_chapter12_check_on_the_real_model(enc):
     swap = ch12.run_table_swap(tok, model, ch12.SENTENCE, 0, pairs=ch12.PARAPHRASES[:3])
     assert swap.effects["original"]["shift_l0"] == 0.0 and swap.effects["shuffled"]["shift_l0"] > 0.01
     assert "shuffled_final_cos" in swap.glued()
+
+
+# --- the exercises' answers, each run as its modified code --------------------------------------------------------
+
+
+def _lesson_qkv(tok, model):
+    """The lesson's X and Q, K, V (its mechanism cells) and the model's own layer-0 attention."""
+    enc = tok(ch12.SENTENCE, return_tensors="pt")
+    ids, n = enc["input_ids"][0], enc["input_ids"].shape[1]
+    emb, attn = model.embeddings, model.encoder.layer[0].attention.self
+    with torch.no_grad():
+        X = emb.LayerNorm(emb.word_embeddings(ids) + emb.position_embeddings(torch.arange(n))
+                          + emb.token_type_embeddings(enc["token_type_ids"][0]))
+        Q, K, V = attn.query(X), attn.key(X), attn.value(X)
+    theirs = cx.model_attentions(tok, model, ch12.SENTENCE)[1][0]
+    return X, Q, K, V, n, attn, theirs
+
+
+def _heads(Q, K, n, h):
+    """The lesson's heads cell with ``h`` heads."""
+    import math
+
+    dh = Q.shape[-1] // h
+    Qh, Kh = (t.view(n, h, dh).transpose(0, 1) for t in (Q, K))
+    return Qh, Kh, torch.softmax(Qh @ Kh.transpose(1, 2) / math.sqrt(dh), dim=-1)
+
+
+def test_exercise_1_the_query_bias_not_the_key_bias(enc):
+    """Answer 1: the model's X without biases is far off (the glued no-bias figure); the query bias alone makes the
+    rebuild exact again, the key bias alone does not."""
+    tok, model = enc
+    X, _, _, _, n, attn, theirs = _lesson_qkv(tok, model)
+
+    def off(q_bias, k_bias):
+        with torch.no_grad():
+            q = X @ attn.query.weight.T + (attn.query.bias if q_bias else 0)
+            k = X @ attn.key.weight.T + (attn.key.bias if k_bias else 0)
+        return float((_heads(q, k, n, 12)[2] - theirs).abs().max())
+
+    r = ch12.run_qkv(tok, model, ch12.SENTENCE)
+    assert abs(off(False, False) - r.diff_no_bias) < 1e-5 and off(False, False) > 0.3  # "still far off"
+    assert off(True, False) < 1e-5  # the query bias alone: exact
+    assert off(False, True) > 0.3  # the key bias alone changes nothing
+
+
+def test_exercise_2_six_heads_runs_and_matches_neither_head(enc):
+    """Answer 2: with h = 6 the heads cell runs (it keeps Q, K, V whole); the first of the six heads is off by 0.31
+    from the model's head 0 and 0.13 from head 1, and its scores are the two heads' scores summed over √2."""
+    import math
+
+    tok, model = enc
+    _, Q, K, _, n, _, theirs = _lesson_qkv(tok, model)
+    Qh, Kh, A = _heads(Q, K, n, 6)
+    assert A.shape == (6, n, n)
+    assert round(float((A[0] - theirs[0]).abs().max()), 2) == 0.31
+    assert round(float((A[0] - theirs[1]).abs().max()), 2) == 0.13
+    Q12, K12, _ = _heads(Q, K, n, 12)
+    s12 = Q12 @ K12.transpose(1, 2) / math.sqrt(32)
+    assert torch.allclose(Qh[0] @ Kh[0].T / math.sqrt(64), (s12[0] + s12[1]) / math.sqrt(2), atol=1e-4)
+    _, _, A12 = _heads(Q, K, n, 12)  # h back to 12: the heads cell gives the model's attention again
+    assert torch.allclose(A12, theirs, atol=1e-6)
+
+
+def test_exercise_3_the_crossover_at_8192():
+    """Answer 3: at n = 2d = 8192 (d = 4096) both terms are about 1.1 × 10¹² operations."""
+    from embedbook import sizing
+
+    c = sizing.attention_flops(8192, 4096)
+    assert c["projections"] == c["scores"] + c["mix"]
+    assert round(c["projections"] / 1e12, 1) == 1.1
+
+
+def test_paraphrase_accuracy_counts_each_sentence_against_the_others_paraphrases():
+    """The page says what the accuracy counts: n(n − 1) comparisons (56 for 8 pairs), and the wins it glues."""
+    s = _swap(47 / 56, 50 / 56)
+    s.n_pairs = 8
+    g = s.glued()
+    assert g["n_comparisons"] == 56 and g["n_others"] == 7
+    assert g["shuffled_wins"] == 47 and g["random_wins"] == 50 and g["original_wins"] == 56
