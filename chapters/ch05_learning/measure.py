@@ -38,6 +38,58 @@ def _concat(*parts: str) -> i18n.Msg:
     side = lambda p, lang: getattr(p, lang) if isinstance(p, i18n.Msg) else p
     return i18n.Msg("".join(side(p, "en") for p in parts), "".join(side(p, "zh") for p in parts))
 
+# --- the lesson's core: one step's gradient and update, row by row, under each optimizer ---------------------
+
+
+@dataclass
+class RowUpdates:
+    """Per-row L2 norms of one step's gradient and of the update that step made, under each optimizer of
+    :data:`embedbook.dynamics.DRIFT_OPTIMIZERS` (keyed by those names), on a small table that first took a step on
+    ``warm`` (so the optimizer holds state for those rows) and then one on ``batch``."""
+
+    vocab: int
+    batch: list[int]
+    warm: list[int]
+    grad: dict[str, torch.Tensor] = field(default_factory=dict)  # optimizer -> [vocab], step 2's gradient
+    update: dict[str, torch.Tensor] = field(default_factory=dict)  # optimizer -> [vocab], how far step 2 moved
+
+    def rows_with_gradient(self, name: str) -> list[int]:
+        return (self.grad[name] > 0).nonzero().flatten().tolist()
+
+    def rows_moved(self, name: str) -> list[int]:
+        return (self.update[name] > 0).nonzero().flatten().tolist()
+
+
+def run_row_updates(batch: list[int], warm: list[int] | None = None, *, vocab: int = 10, d: int = 4,
+                    lr: float = 0.1, seed: int = 0, head_seed: int = 1) -> RowUpdates:
+    """The lesson's two steps for every optimizer: an ``nn.Embedding(vocab, d)`` built from ``seed`` (``sparse=True``
+    for SparseAdam) and a fixed random read-out (from ``head_seed``; only the table learns) score each id's
+    successor ``(id + 1) % vocab`` with a cross-entropy loss; step 1 on ``warm`` (default: every id), step 2 on
+    ``batch``. The optimizers are built as :func:`embedbook.dynamics.absent_row_drift` builds them (SGD with
+    momentum 0.9, AdamW with weight decay 0.1)."""
+    warm_ids = torch.arange(vocab) if warm is None else torch.tensor(warm)
+    ids = torch.tensor(batch)
+    head = torch.randn(vocab, d, generator=torch.Generator().manual_seed(head_seed))
+
+    def loss_of(emb: nn.Embedding, b: torch.Tensor) -> torch.Tensor:
+        return F.cross_entropy(emb(b) @ head.T, (b + 1) % vocab)
+
+    out = RowUpdates(vocab=vocab, batch=list(batch), warm=warm_ids.tolist())
+    for name in dynamics.DRIFT_OPTIMIZERS:
+        torch.manual_seed(seed)
+        emb = nn.Embedding(vocab, d, sparse=name == "sparse_adam")
+        opt = dynamics._optimizer(name, emb.parameters(), lr)
+        loss_of(emb, warm_ids).backward()
+        opt.step()
+        opt.zero_grad()
+        before = emb.weight.detach().clone()
+        loss_of(emb, ids).backward()
+        out.grad[name] = emb.weight.grad.to_dense().norm(dim=1)
+        opt.step()
+        out.update[name] = (emb.weight.detach() - before).norm(dim=1)
+    return out
+
+
 # --- C12: which rows one backward pass touches -----------------------------------------------------------
 
 C12_DRIFT_STEPS = 20  # steps without the absent rows in C12's update count (C13's default, the same run)
@@ -618,3 +670,14 @@ SUMMARY: dict[str, dict[str, str]] = {
             REFUTED: _("Sharing next words did not pull 苹果 and 香蕉 together."),
             INCONCLUSIVE: _("These runs cannot say whether shared next words pull the rows together.")},
 }
+
+
+def and_all(words: list) -> i18n.Msg:
+    """``words`` (messages or names) as one message, "a, b and c" in both languages."""
+    msgs = [w if isinstance(w, i18n.Msg) else i18n.verbatim(w) for w in words]
+    if not msgs:
+        return i18n.verbatim("")
+    head = msgs[0]
+    for w in msgs[1:-1]:
+        head = _("{first}, {last}").format(first=head, last=w)
+    return head if len(msgs) == 1 else _("{first} and {last}").format(first=head, last=msgs[-1])

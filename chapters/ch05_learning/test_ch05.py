@@ -225,3 +225,101 @@ def test_c13_evidence_prints_plain_decimals():
     v = claims.run("C13", ch05.run_optimizers(drift_steps=3))
     assert "e-0" not in v.evidence and "e+0" not in v.evidence
     assert set(ch05.OPTIMIZER_LABELS) == set(dynamics.DRIFT_OPTIMIZERS)
+
+
+# --- the lesson's exercises: each answer is what its code gives ------------------------------------------------
+
+
+def _lesson_loop(warm):
+    """The lesson's core loop (cell l05core), with step 1's batch ``warm``: rows with gradient and rows moved in
+    step 2, per optimizer."""
+    import torch.nn.functional as F
+    from torch import nn
+
+    head = torch.randn(10, 4, generator=torch.Generator().manual_seed(1))
+
+    def loss_of(E, batch):
+        return F.cross_entropy(E(batch) @ head.T, (batch + 1) % 10)
+
+    optimizers = {
+        "SGD": lambda p: torch.optim.SGD(p, lr=0.1),
+        "SGD + momentum": lambda p: torch.optim.SGD(p, lr=0.1, momentum=0.9),
+        "Adam": lambda p: torch.optim.Adam(p, lr=0.1),
+        "AdamW": lambda p: torch.optim.AdamW(p, lr=0.1, weight_decay=0.1),
+        "SparseAdam": lambda p: torch.optim.SparseAdam(p, lr=0.1),
+    }
+    batch = torch.tensor([2, 5, 5, 7])
+    out = {}
+    for name, make in optimizers.items():
+        torch.manual_seed(0)
+        E = nn.Embedding(10, 4, sparse=name == "SparseAdam")
+        opt = make(E.parameters())
+        loss_of(E, warm).backward(); opt.step(); opt.zero_grad()
+        before = E.weight.detach().clone()
+        loss_of(E, batch).backward()
+        grad = E.weight.grad.to_dense().norm(dim=1)
+        opt.step()
+        update = (E.weight.detach() - before).norm(dim=1)
+        out[name] = ((grad > 0).nonzero().flatten().tolist(), (update > 0).nonzero().flatten().tolist())
+    return out
+
+
+def test_lesson_loop_is_run_row_updates_and_moves_what_the_page_says():
+    rows = _lesson_loop(torch.arange(10))
+    pkg = ch05.run_row_updates([2, 5, 5, 7])
+    for name, key in zip(rows, dynamics.DRIFT_OPTIMIZERS):
+        assert rows[name] == (pkg.rows_with_gradient(key), pkg.rows_moved(key))
+    assert all(g == [2, 5, 7] for g, _ in rows.values())
+    assert rows["SGD"][1] == rows["SparseAdam"][1] == [2, 5, 7]
+    assert rows["SGD + momentum"][1] == rows["Adam"][1] == rows["AdamW"][1] == list(range(10))
+
+
+def test_exercise_1_one_position_one_row():
+    from torch import nn
+
+    torch.manual_seed(0)
+    E = nn.Embedding(10, 4)
+    E(torch.tensor([[2, 5, 5, 7]]))[0, 1].sum().backward()
+    assert (E.weight.grad != 0).any(dim=1).nonzero().flatten().tolist() == [5]
+
+
+def test_exercise_2_rows_never_seen_move_only_under_weight_decay():
+    rows = _lesson_loop(torch.arange(5))
+    assert rows["SGD"][1] == rows["SparseAdam"][1] == [2, 5, 7]
+    assert rows["SGD + momentum"][1] == rows["Adam"][1] == [0, 1, 2, 3, 4, 5, 7]
+    assert rows["AdamW"][1] == list(range(10))
+    pkg = ch05.run_row_updates([2, 5, 5, 7], warm=list(range(5)))
+    assert [pkg.rows_moved(k) for k in dynamics.DRIFT_OPTIMIZERS] == [r for _, r in rows.values()]
+
+
+def test_exercise_3_sparse_adam_moves_the_batch_and_adam_refuses():
+    from torch import nn
+
+    def two_steps(optimizer):
+        torch.manual_seed(0)
+        E = nn.Embedding(10, 4, sparse=True)
+        opt = optimizer(E.parameters(), lr=0.1)
+        E(torch.arange(10)).sum().backward(); opt.step(); opt.zero_grad()
+        before = E.weight.detach().clone()
+        E(torch.tensor([0, 1])).sum().backward(); opt.step()
+        return (E.weight.detach() != before).any(dim=1).nonzero().flatten().tolist()
+
+    assert two_steps(torch.optim.SparseAdam) == [0, 1]
+    with pytest.raises(RuntimeError, match="Adam does not support sparse gradients, please consider SparseAdam instead"):
+        two_steps(torch.optim.Adam)
+
+
+def test_exercise_4_shared_contexts_pull_the_control_pair_up(monkeypatch):
+    torch.set_num_threads(1)
+    before = ch05.run_pull(300, seeds=(0,), lr=1e-2, max_steps=2000)
+    assert round(before.best[0][1], 2) == -0.04
+    monkeypatch.setattr(ch05, "FRUIT_CONTEXTS", ch05.PHONE_CONTEXTS)
+    after = ch05.run_pull(300, seeds=(0,), lr=1e-2, max_steps=2000)
+    fruit, phone = after.best[0]
+    assert round(phone, 2) == 0.61 and round(fruit, 2) == 0.67
+
+
+def test_and_all_joins_both_languages():
+    msg = ch05.and_all(["SGD", "Adam", "AdamW"])
+    assert msg.en == "SGD, Adam and AdamW"
+    assert ch05.and_all(["SGD"]).en == "SGD"
