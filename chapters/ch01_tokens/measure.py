@@ -48,7 +48,9 @@ def split_table(sentence: str):
         s = tokenize.split(sentence, name)
         rows.append({_("tokenizer").en: TOKENIZER_NAMES[name], _("tokens").en: len(s.ids),
                      _("pieces").en: _data(" | ".join(s.pieces))})
-    return pd.DataFrame(rows).style.hide(axis="index")
+    # the tokenizer's name on one line: the long pieces column wraps instead of squeezing it
+    return pd.DataFrame(rows).style.set_uuid("split").hide(axis="index").set_properties(
+        subset=[_("tokenizer").en, _("tokens").en], **{"white-space": "nowrap"})
 
 
 def pieces_table(words: list[str]):
@@ -442,6 +444,81 @@ def run_assembled(tokenizer, model, words: list[str], n_words: int, device=None)
         static_top1=float((s_ranks == 0).float().mean()), static_top10=float((s_ranks < 10).float().mean()),
         static_mean_cos=float(s_cos.mean()), examples=examples,
     )
+
+
+# --- the figures (the lesson and the audit draw the same ones) ----------------------------------------------
+
+
+def figure_cuts(cuts: Cuts):
+    """Stacked bars: how each tokenizer of :func:`run_cuts` cuts the Chinese characters (one token, merged,
+    split into bytes, unknown)."""
+    from embedbook import plotting
+
+    kinds = [("single", _("一个 token · one token")), ("merged", _("与邻字合并 · merged")),
+             ("split", _("拆成字节 · split into bytes")), ("unknown", "[UNK]")]
+    names = [row["tokenizer"] for row in cuts.rows]  # English; each edition translates the figure
+    fig, ax = plotting.subplots(figsize=(7.5, 3.4))
+    left = [0.0] * len(cuts.rows)
+    for k, (col, label) in enumerate(kinds):
+        width = [row[col] * 100 for row in cuts.rows]
+        ax.barh(names, width, left=left, label=label, color=plotting.PALETTE[k])
+        left = [a + b for a, b in zip(left, width)]
+    ax.set_xlabel(_("% of the Chinese characters in the sample"))
+    ax.set_xlim(0, 100)
+    ax.invert_yaxis()
+    ax.set_title(_("一个汉字是几个 token？ · how three tokenizers cut Chinese characters"))
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.3), ncol=4, fontsize=9, frameon=False)
+    return fig
+
+
+def figure_sweep(sweep: VocabSweep):
+    """Tokens per 1,000 held-out characters (left axis) and the table's parameters (right axis) against the
+    vocabulary size, all three axes linear: the parameters are a straight line."""
+    from matplotlib.ticker import FuncFormatter
+
+    from embedbook import plotting
+
+    fig, ax = plotting.subplots(figsize=(7, 4))
+    ax.plot(sweep.vocab, [1000 * n / sweep.held_out_chars for n in sweep.tokens], "o-",
+            label=_("tokens per 1,000 characters (left)"))
+    ax.xaxis.set_major_formatter(FuncFormatter(lambda x, _pos: f"{x:,.0f}"))
+    ax.set_xlim(0, sweep.vocab[-1] * 1.05)
+    ax.set_xlabel(_("vocabulary size V (ids, linear scale)"))
+    ax.set_ylabel(_("tokens per 1,000 held-out characters"))
+    ax.set_ylim(0, None)
+    right = ax.twinx()
+    right.plot(sweep.vocab, [p / 1e6 for p in sweep.table_params], "s--", color=plotting.PALETTE[1],
+               label=_("table parameters $V \\cdot d$, $d$ = {d} (right)").format(d=sweep.d))
+    right.set_ylabel(_("table parameters (millions)"))
+    right.set_ylim(0, None)
+    right.grid(False)
+    right.spines["right"].set_visible(True)  # a spine, so tick marks don't read as minus signs
+    lines = ax.get_lines() + right.get_lines()
+    ax.legend(lines, [line.get_label() for line in lines], loc="upper center", fontsize=9)
+    ax.set_title(_("词表越大，token 越少，参数越多 · a bigger vocabulary: fewer tokens, more parameters"))
+    return fig
+
+
+def figure_ids(r: IdsVsMeaning):
+    """GloVe cosine distance of random pairs against their GPT-2 id gap (log scale), with all random pairs and
+    the neighbours in id order."""
+    from matplotlib.ticker import FuncFormatter
+
+    from embedbook import plotting
+
+    fig, ax = plotting.subplots(figsize=(7, 4))
+    ax.plot(r.gap_bins, r.gap_cos, "o-", label=_("random pairs, by id gap"))
+    ax.axhline(r.random_cos_dist, color="grey", ls="--", lw=1, label=_("all random pairs"))
+    ax.plot([r.median_gap], [r.adjacent_cos_dist], "D", color=plotting.PALETTE[1], ms=8,
+            label=_("neighbours in id order"))
+    ax.set_xscale("log")
+    ax.xaxis.set_major_formatter(FuncFormatter(lambda x, _pos: f"{x:,.0f}"))
+    ax.set_xlabel(_("distance between the two GPT-2 ids (log scale)"))
+    ax.set_ylabel(_("GloVe cosine distance (0 = same direction)"))
+    ax.set_ylim(0, 1.1)
+    ax.legend(loc="lower right", fontsize=9)
+    ax.set_title(_("编号接近 ≠ 意思接近 · nearby ids, nearby meanings?"))
+    return fig
 
 
 # --- the chapter's summary: one sentence per claim, chosen by the verdict -------------------------------

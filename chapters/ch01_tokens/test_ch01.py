@@ -104,3 +104,44 @@ def test_chapter01_piece_tables_count_every_piece():
     assert all(row["pieces"].count(" | ") == row["tokens"] - 1 for _, row in table.iterrows())
     words = ch01.pieces_table(["unhappiness", "qwertyuiop"]).data
     assert list(words["BPE pieces"]) == [len(tokenize.gpt2_split(" " + w).pieces) for w in words["word"]]
+
+
+# --- the lesson's exercise answers: each runs the exercise's modified code and checks the figure the answer gives --
+
+
+def test_exercise1_capitals_fall_apart():
+    # the lesson's bpe loop reproduces gpt2_split (its check cell), so the wrapper counts the same pieces
+    assert [len(tokenize.gpt2_split(w).pieces) for w in (" embedding", " Embedding", " EMBEDDING")] == [2, 3, 5]
+
+
+def test_exercise2_apple_phone_in_two_tokenizers():
+    gpt2, multi = tokenize.gpt2_split("苹果手机"), tokenize.multilingual_split("苹果手机")
+    assert (len(gpt2.ids), len(multi.ids)) == (10, 5)
+    whole = [p for p in multi.pieces if len(p) == 1 and tokenize.is_cjk(p)]
+    assert len(whole) == 3  # "three characters are whole tokens"
+
+
+def test_exercise3_reversed_ids_give_the_same_vectors():
+    import torch
+
+    from embedbook import data
+
+    enc = data.gpt2_encoding()
+    ids = torch.tensor(tokenize.gpt2_split(" unhappiness").ids)
+    E = torch.nn.Embedding(enc.n_vocab, 8)
+    perm = torch.arange(enc.n_vocab).flip(0)  # the exercise's renumbering
+    E2 = torch.nn.Embedding(enc.n_vocab, 8)
+    with torch.no_grad():
+        E2.weight[perm] = E.weight
+    assert torch.equal(E2(perm[ids]), E(ids))
+
+
+def test_exercise4_each_doubling_removes_a_smaller_share():
+    lee = ch01.english_texts()
+    cut = len(lee) * 4 // 5  # as the lesson's sweep cell
+    sweep = ch01.run_vocab_sweep(lee[:cut], lee[cut:], [300, 600, 1200, 2400, 4800], d=512)
+    assert sweep.vocab == [300, 600, 1200, 2400, 4800]
+    assert sweep.tokens == [46579, 28912, 22492, 18341, 15596]
+    drops = [round(100 * (1 - b / a)) for a, b in zip(sweep.tokens, sweep.tokens[1:])]
+    assert drops == [38, 22, 18, 15]
+    assert sweep.table_params == [v * 512 for v in sweep.vocab]  # V·d doubles every time
