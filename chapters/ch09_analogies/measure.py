@@ -257,7 +257,159 @@ def run_analogy_set(space: Space, restrict: int, per_section: int | None, seed: 
     )
 
 
-# --- tables for the page ------------------------------------------------------------------------------------
+# --- the lesson: its loop's answers read for the page -----------------------------------------------------------
+
+
+def conventions_sentence(allowed: list[str], excluded: list[str], inputs=("man", "king", "woman"),
+                         expected: str = "queen") -> str:
+    """What the two conventions show for one analogy, from its top words with the inputs allowed and excluded
+    (best first): a sentence that follows the lists (an :class:`~embedbook.book.i18n.Msg`)."""
+    rank = allowed.index(expected) + 1 if expected in allowed else None
+    where = (_("{expected} is number {rank}").format(expected=expected, rank=rank) if rank else
+             _("{expected} is not among the first {n}").format(expected=expected, n=len(allowed)))
+    if allowed[0] in inputs:
+        head = _("With the inputs allowed, the nearest word is {top}, one of the three inputs, and {where}: the "
+                 "offset − {a} + {c} moves the point only a little away from {b}.").format(
+            top=allowed[0], where=where, a=inputs[0], b=inputs[1], c=inputs[2])
+    else:
+        head = _("With the inputs allowed, the nearest word is already {top} ({where}).").format(
+            top=allowed[0], where=where)
+    if excluded[0] == expected and allowed[0] != expected:
+        tail = _("Struck out, {expected} comes first: the famous answer needs the exclusion rule.")
+    elif excluded[0] == expected:
+        tail = _("Struck out, {expected} stays first: here the rule changes nothing at the top.")
+    else:
+        tail = _("Struck out, {top} comes first, not {expected}.")
+    return _("{head} {tail}").format(head=head, tail=tail.format(expected=expected, top=excluded[0]))
+
+
+@dataclass
+class LessonSet(Result):
+    """The lesson's loop over the analogy set (one boolean per question and convention), read for the page:
+    accuracies, the sections where the offset adds most and least to the nearest word to c, how often an
+    allowed answer is an input, and accuracy by the rank of the rarest word."""
+
+    n: int  # questions answered
+    restrict: int
+    acc_excl: float
+    acc_incl: float
+    acc_base: float
+    took_input: float  # inputs allowed: share of questions whose answer is a, b or c
+    took_c: float  # ... c itself
+    top_rank: int  # "frequent": every word of the question within this rank
+    acc_top: float
+    rare_rank: int  # "rare": a word of the question beyond this rank
+    acc_rare: float
+    sections: list = field(default_factory=list)  # section_table-like rows (see AnalogySet.section_table)
+    bands: list = field(default_factory=list)  # band_table-like rows (see AnalogySet.band_table)
+
+    def extra_glue(self) -> dict:
+        rare = (_("Rare words fail more often") if self.acc_top - self.acc_rare >= 0.05 else
+                _("Rare words do not fail clearly more often"))
+        return {"offset_words": self.offset_words(), "allowed_words": self.allowed_words(),
+                "band_words": self.band_words(), "rare_summary": rare}
+
+    def offset_words(self) -> str:
+        rows = [r for r in self.sections if r["questions"] >= 20]  # a section of a few questions says little
+        lead = sorted(rows, key=lambda r: r["inputs excluded"] - r["nearest to c"])
+        worst, best = lead[0], lead[-1]
+        gap = self.acc_excl - self.acc_base
+        head = (_("So the offset b − a does much of the work, not closeness to c alone: 3CosAdd is {gap:.0f} "
+                  "percentage points ahead.") if gap >= 0.05 else
+                _("So most right answers are simply c's neighbours: 3CosAdd is only {gap:.0f} percentage points "
+                  "ahead.")).format(
+            gap=100 * gap)
+        worst_gap = worst["inputs excluded"] - worst["nearest to c"]
+        tail = (_(", where the nearest word to c is right as often as the arithmetic") if abs(worst_gap) < 0.02
+                else "")
+        return _("{head} Its lead is largest for {best} ({be:.0%} against {bb:.0%}) and smallest for {worst} "
+                 "({we:.0%} against {wb:.0%}){tail}.").format(
+            head=head, best=section_name(best["section"]), be=best["inputs excluded"], bb=best["nearest to c"],
+            worst=section_name(worst["section"]), we=worst["inputs excluded"], wb=worst["nearest to c"], tail=tail)
+
+    def allowed_words(self) -> str:
+        if self.took_input < 0.1:
+            return _("With the inputs allowed, the top word is an input in only {share:.0%} of the questions: "
+                     "the exclusion changes few answers.").format(share=self.took_input)
+        c = (_(", nearly always c itself ({c:.0%} of all)") if self.took_c >= 0.8 * self.took_input else
+             _(" ({c:.0%} of all: c itself)")).format(c=self.took_c)
+        return _("With the inputs allowed, the top word is one of a, b, c in {share:.0%} of the questions{c}: "
+                 "b − a + c stays close to its inputs, and striking them out is what makes room for the "
+                 "answer.").format(share=self.took_input, c=c)
+
+    def band_words(self) -> str:
+        head = _("Questions whose words are all among the {top:,} most frequent are answered {acc_top:.0%} "
+                 "right; those with a word beyond rank {rare:,}, {acc_rare:.0%}.").format(
+            top=self.top_rank, acc_top=self.acc_top, rare=self.rare_rank, acc_rare=self.acc_rare)
+        if self.acc_top - self.acc_rare >= 0.05:
+            return _("{head} Rare words fail more, as the article says; part of that is which relations they "
+                     "belong to, since rare words are not spread evenly over the sections.").format(head=head)
+        return _("{head} On this set rare words do not fail clearly more.").format(head=head)
+
+
+def lesson_figures(sections, right: dict, took_input, max_rank, restrict: int) -> LessonSet:
+    """Read the lesson's loop: ``sections`` (each question's section), ``right`` ("inputs excluded", "inputs
+    allowed", "nearest to c" → one boolean per question), ``took_input`` (per question, whether the answer
+    with the inputs allowed was a, b or c: three booleans), ``max_rank`` (the row of its rarest word)."""
+    secs, rank = np.asarray(sections), np.asarray(max_rank)
+    ok = {k: np.asarray(v, bool) for k, v in right.items()}
+    took = np.asarray(took_input, bool)
+    rows = [{"section": s, "questions": int((secs == s).sum()),
+             **{k: float(v[secs == s].mean()) for k, v in ok.items()}} for s in dict.fromkeys(secs.tolist())]
+    bands = [{"rarest word's rank": f"{lo + 1:,}–{min(hi, restrict):,}",
+              "questions": int(((rank >= lo) & (rank < hi)).sum()),
+              "accuracy": float(ok["inputs excluded"][(rank >= lo) & (rank < hi)].mean())}
+             for lo, hi in RANK_BANDS if lo < restrict and ((rank >= lo) & (rank < hi)).any()]
+    top = RANK_BANDS[0][1]
+    rare = RARE_RANK if restrict > 2 * RARE_RANK else restrict // 2
+    return LessonSet(n=len(secs), restrict=restrict, acc_excl=float(ok["inputs excluded"].mean()),
+                     acc_incl=float(ok["inputs allowed"].mean()), acc_base=float(ok["nearest to c"].mean()),
+                     took_input=float(took.any(axis=1).mean()), took_c=float(took[:, 2].mean()),
+                     top_rank=top, acc_top=float(ok["inputs excluded"][rank < top].mean()),
+                     rare_rank=rare, acc_rare=float(ok["inputs excluded"][rank >= rare].mean()),
+                     sections=rows, bands=bands)
+
+
+# --- figures and tables for the pages -----------------------------------------------------------------------
+
+
+def section_chart(rows: list[dict], restrict: int):
+    """Accuracy per section under the three conventions, one bar each (rows as :meth:`AnalogySet.section_table`
+    gives them); labels in the current language."""
+    from embedbook import plotting
+
+    y = np.arange(len(rows))
+    fig, ax = plotting.subplots(figsize=(7.5, 6))
+    bars = {"inputs excluded": _("inputs excluded"), "inputs allowed": _("inputs allowed"),
+            "nearest to c": _("nearest to c")}
+    for off, (col, label) in zip((-0.27, 0, 0.27), bars.items()):
+        ax.barh(y + off, [100 * r[col] for r in rows], height=0.27, label=str(label))
+    ax.set_yticks(y, [str(section_name(r["section"])) for r in rows])
+    ax.invert_yaxis()
+    ax.set_xlabel(str(_("questions answered right (%)")))
+    ax.set_title(str(_("GloVe 50d on questions-words.txt (top {n:,} words)").format(n=restrict)))
+    ax.legend(fontsize=9, loc="lower right")
+    return fig
+
+
+def band_chart(rows: list[dict]):
+    """Accuracy (inputs excluded) by the frequency rank of each question's rarest word (rows as
+    :meth:`AnalogySet.band_table` gives them); labels in the current language."""
+    from embedbook import plotting
+
+    fig, ax = plotting.subplots(figsize=(7, 3.4))
+    ax.bar([r["rarest word's rank"] for r in rows], [100 * r["accuracy"] for r in rows], color=plotting.PALETTE[0])
+    for x, r in enumerate(rows):
+        ax.text(x, 100 * r["accuracy"], str(_("{acc:.0%}\n{n:,} q.").format(acc=r["accuracy"], n=r["questions"])),
+                ha="center", va="bottom", fontsize=9)
+    ax.set_ylim(0, 100)
+    ax.set_xlabel(str(_("frequency rank of the rarest of the four words")))
+    ax.set_ylabel(str(_("answered right (%)")))
+    ax.set_title(str(_("低频词 · accuracy by the rarest word's frequency")))
+    return fig
+
+
+# --- tables ------------------------------------------------------------------------------------
 
 
 def answers_table(r: Analogy):
@@ -268,7 +420,7 @@ def answers_table(r: Analogy):
     q = f"{r.b} − {r.a} + {r.c}"
     return pd.DataFrame({_("{q} (inputs excluded)").format(q=q): [f"{w} ({s:.2f})" for w, s in r.top_excl],
                          _("inputs allowed"): [f"{w} ({s:.2f})" for w, s in r.top_incl]},
-                        index=pd.RangeIndex(1, len(r.top_excl) + 1, name=_("rank")))
+                        index=pd.RangeIndex(1, len(r.top_excl) + 1))  # no index name: no empty header row
 
 
 def section_name(section: str) -> str:
@@ -296,5 +448,5 @@ def section_table(res: AnalogyResult):
     rows[section_name("all")] = [len(res.questions), res.accuracy("excl"), res.accuracy("incl"), res.accuracy("base")]
     cols = [_("questions"), _("inputs excluded"), _("inputs allowed"), _("nearest to c")]
     table = pd.DataFrame.from_dict(rows, orient="index", columns=cols)
-    table.index.name = _("section")
-    return table.style.format({"questions": "{:,.0f}", **{c: "{:.1%}" for c in cols[1:]}})
+    table.insert(0, _("section"), table.index)  # a column, not an index name: no empty header row
+    return table.style.hide(axis="index").format({"questions": "{:,.0f}", **{c: "{:.1%}" for c in cols[1:]}})

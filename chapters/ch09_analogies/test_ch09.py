@@ -146,3 +146,100 @@ def test_stratified_gap_and_auc():
     auc, used = ch09.within_section_auc(score, ok, strata)
     assert auc == pytest.approx(1.0) and used == 2
     assert ch09.within_section_auc(np.zeros(40), ok, strata)[0] == pytest.approx(0.5)  # ties count half
+
+
+# --- the lesson's helpers: sentences that follow the numbers ---------------------------------------------------
+
+
+def test_conventions_sentence_follows_the_lists():
+    said = ch09.conventions_sentence(["king", "queen", "throne"], ["queen", "throne", "prince"])
+    assert "nearest word is king, one of the three inputs, and queen is number 2" in said
+    assert "needs the exclusion rule" in said
+    said = ch09.conventions_sentence(["queen", "king"], ["queen", "throne"])
+    assert "already queen" in said and "changes nothing" in said
+    said = ch09.conventions_sentence(["king", "throne"], ["throne", "prince"])
+    assert "queen is not among the first 2" in said and "throne comes first, not queen" in said
+
+
+def test_lesson_figures_read_the_loop():
+    secs = np.array(["s1"] * 40 + ["s2"] * 40)
+    excl = np.array([True] * 30 + [False] * 10 + [True] * 20 + [False] * 20)
+    base = np.array([False] * 40 + [True] * 20 + [False] * 20)  # in s2 the baseline is as good
+    took = np.zeros((80, 3), bool)
+    took[:30, 2] = True
+    rank = np.array([100] * 40 + [50_000] * 40)
+    r = ch09.lesson_figures(secs, {"inputs excluded": excl, "inputs allowed": excl, "nearest to c": base}, took,
+                            rank, 100_000)
+    assert r.acc_excl == 50 / 80 and r.acc_base == 20 / 80 and r.took_input == r.took_c == 30 / 80
+    assert r.acc_top == 0.75 and r.acc_rare == 0.5 and r.rare_rank == ch09.RARE_RANK
+    words = r.glued()
+    assert "largest for s1 (75% against 0%) and smallest for s2 (50% against 50%), where the nearest word" in \
+        words["offset_words"]
+    assert "nearly always c itself" in words["allowed_words"]
+    assert "Rare words fail more" in words["band_words"] and words["rare_summary"] == "Rare words fail more often"
+    assert [b["questions"] for b in r.bands] == [40, 40]
+    small = ch09.lesson_figures(secs, {"inputs excluded": excl, "inputs allowed": excl, "nearest to c": base}, took,
+                                rank, 20_000)
+    assert small.rare_rank == 10_000  # a smoke run searches fewer words: "rare" starts lower
+
+
+def test_tables_have_no_index_name_row():
+    space = S.Space(["king", "man", "woman", "queen", "x"],
+                    np.array([[1, 1, 0], [1, 0, 0], [0, 0, 1], [0, 1, 1], [-1, 0, 0]], np.float32))
+    kq = ch09.run_analogy(space, "man", "king", "woman", expected="queen", k=2)
+    assert ch09.answers_table(kq).index.name is None
+    res = S.evaluate_analogies(space, {"gender": [("man", "king", "woman", "queen")]}, restrict=None)
+    html = ch09.section_table(res).to_html()
+    assert html.count("<tr>") == 1 + 2  # one header row, then the section and "all"
+
+
+# --- the lesson's exercises: each answer is what the exercise's code gives ---------------------------------------
+
+
+@pytest.fixture(scope="module")
+def glove_unit():
+    import torch
+
+    from embedbook import data
+
+    kv = data.glove()
+    unit = torch.from_numpy(kv.vectors)
+    return kv, unit / unit.norm(dim=1, keepdim=True)
+
+
+def _top(kv, unit, a, b, c, strike, k=5):
+    ia, ib, ic = (kv.key_to_index[w] for w in (a, b, c))
+    target = unit[ib] - unit[ia] + unit[ic]
+    scores = unit @ target / target.norm()
+    scores[[kv.key_to_index[w] for w in strike]] = -float("inf")
+    return [kv.index_to_key[i] for i in scores.topk(k).indices]
+
+
+def test_exercise_1_paris_france_rome(glove_unit):
+    kv, unit = glove_unit
+    # `man, king, woman` set to the rows of paris, france, rome: france − paris + rome, the three struck out
+    assert _top(kv, unit, "paris", "france", "rome", ["paris", "france", "rome"], 3) == ["italy", "spain", "portugal"]
+
+
+def test_exercise_2_strike_out_only_king(glove_unit):
+    kv, unit = glove_unit
+    assert _top(kv, unit, "man", "king", "woman", [], 2) == ["king", "queen"]
+    assert _top(kv, unit, "man", "king", "woman", ["king"], 1) == ["queen"]
+
+
+def test_exercise_3_restrict_30000():
+    from embedbook import data
+
+    glove = S.Space.from_keyed(data.glove())
+    counts = {}
+    for restrict in (100_000, 30_000):  # the lesson's loop gives evaluate_analogies' answers (its check cell)
+        res = S.evaluate_analogies(glove, S.read_analogies(), restrict=restrict)
+        counts[restrict] = (len(res.questions), round(100 * res.accuracy("excl"), 1))
+    assert counts == {100_000: (19_230, 47.0), 30_000: (14_877, 49.7)}
+
+
+def test_exercise_4_linzens_baseline_for_woman(glove_unit):
+    kv, unit = glove_unit
+    top = [kv.index_to_key[i] for i in (unit @ unit[kv.key_to_index["woman"]]).topk(6).indices]
+    assert top[0] == "woman"
+    assert next(w for w in top if w not in ("man", "king", "woman")) == "girl"
