@@ -75,3 +75,91 @@ def test_calibration_separates_the_readings():
     assert cal.mean_static > 0.99 and abs(cal.mean_random) < 0.01  # the deciding statistic passes
     with pytest.raises(ValueError, match="context counts"):
         ch11.run_calibration([1, 5], dim=8, n_random=10)
+
+
+# --- the lesson's exercises: each answer from its modified code ---------------------------------------------------
+
+
+def _pair(tok, model, second):
+    """The lesson's first cells with ``pair[1] = second``: the two table rows, layer-0 and last-layer vectors."""
+    import torch
+
+    batch = tok(["the apple was sweet and juicy", second], padding=True, return_tensors="pt")
+    apple = batch["input_ids"] == tok.convert_tokens_to_ids("apple")
+    rows = model.embeddings.word_embeddings(batch["input_ids"])[apple]
+    with torch.no_grad():
+        hidden = model(**batch, output_hidden_states=True).hidden_states
+    return rows, hidden[0][apple], hidden[-1][apple]
+
+
+def test_exercise_1_same_row_other_layer0_vector(enc):
+    """Answer 1: 'apple' first in one sentence: the same table row, different layer-0 vectors."""
+    import torch
+
+    rows, first, _ = _pair(*enc, "apple pie is my favourite dessert")
+    assert torch.equal(rows[0], rows[1]) and not torch.equal(first[0], first[1])
+
+
+def test_exercise_2_two_fruit_sentences_are_closer(enc):
+    """Answer 2: 0.96 for two fruit sentences against 0.78 across the senses (the lesson's pair)."""
+    import torch.nn.functional as F
+
+    _, _, last = _pair(*enc, "the apple was red and ripe")
+    _, _, across = _pair(*enc, "the apple store in the mall sells laptops")
+    same, other = (float(F.cosine_similarity(v[0], v[1], dim=0)) for v in (last, across))
+    assert round(same, 2) == 0.96 and round(other, 2) == 0.78
+
+
+def _lesson_batch(tok, model):
+    """The lesson's core cell: every sentence in one batch, the 'apple' and the word-token masks."""
+    import torch
+
+    from embedbook.chapters.ch11_contextual import measure as ch11
+
+    batch = tok(ch11.FRUIT + ch11.COMPANY, padding=True, return_tensors="pt")
+    with torch.no_grad():
+        hidden = model(**batch, output_hidden_states=True).hidden_states
+    ids, real = batch["input_ids"], batch["attention_mask"].bool()
+    is_apple = ids == tok.convert_tokens_to_ids("apple")
+    words = real & ~torch.isin(ids, torch.tensor(tok.all_special_ids))
+    return hidden, is_apple, words
+
+
+def test_exercise_3_the_mean_explains_one_plus_n_minus_one_s_over_n(enc):
+    """Answer 3: for unit vectors the mean's share is (1 + (n − 1)s)/n (apple: 80 rows); for every word token 0.15."""
+    import torch.nn.functional as F
+
+    hidden, is_apple, words = _lesson_batch(*enc)
+    U = F.normalize(hidden[-1][is_apple].double(), dim=-1)
+    n = len(U)
+    share = float(U.sum(0) @ U.sum(0) / n ** 2)
+    s = float(((U @ U.T).sum() - n) / (n * (n - 1)))
+    assert n == 80 and share == pytest.approx((1 + (n - 1) * s) / n, abs=1e-12)
+    W = F.normalize(hidden[-1][words].double(), dim=-1)
+    assert round(float(W.sum(0) @ W.sum(0) / len(W) ** 2), 2) == 0.15
+
+
+def test_exercise_4_a_longer_input_costs_more_per_token(enc):
+    """Answer 4: 53 tokens, 21.73 million operations per token, against 21.34 million for the 8-token sentence;
+    attention adds 4·d per token per layer for each extra token (9,216 over 6 layers at d = 384)."""
+    from embedbook.chapters.ch11_contextual import measure as ch11
+
+    tok, model = enc
+    long_f, long_n = cx.count_forward_flops(tok, model, [" ".join(ch11.FRUIT[:6])])
+    short_f, short_n = cx.count_forward_flops(tok, model, ["the apple was sweet and juicy"])
+    assert (long_n, short_n) == (53, 8)
+    assert round(long_f / long_n / 1e6, 2) == 21.73 and round(short_f / short_n / 1e6, 2) == 21.34
+    assert 4 * model.config.hidden_size * model.config.num_hidden_layers == 9216
+
+
+def test_the_two_counts_per_token_differ_by_their_sentences(enc):
+    """The lesson shows one 8-token sentence's count (21.34 million per token) beside the verdict's count over 16
+    sentences (21.36, rounded 21.4 in the table) and says why: other sentences, longer on average."""
+    from embedbook.chapters.ch11_contextual import measure as ch11
+
+    tok, model = enc
+    senses = ch11.run_senses(tok, model, fruit=ch11.FRUIT[:2], company=ch11.COMPANY[:2])
+    cost = ch11.run_cost(tok, model, senses, copies=1, reps=1)
+    one_f, one_n = cx.count_forward_flops(tok, model, ["the apple was sweet and juicy"])
+    assert cost.tokens / 16 > one_n and cost.flops_per_token > one_f / one_n
+    assert f"{cost.flops_per_token / 1e6:.1f}" == "21.4" and f"{one_f / one_n / 1e6:.1f}" == "21.3"
