@@ -1,7 +1,11 @@
 """The built book in a real browser (headless Chromium): every page loads without console errors, its
-internal links and images resolve, its mermaid diagrams are drawn as SVG, and Chinese text is present.
-A screenshot of each page is kept under _build/screenshots. Run after `make book` (`make check-html`)."""
+internal links and images resolve, its mermaid diagrams are drawn as SVG, and Chinese text is present. On the
+chapters' pages, in both editions: glued text reads at the weight around it, every table fits its column with no
+column of text squeezed, and no header row is empty but for a pandas index name. A screenshot of each page is
+kept under _build/screenshots. Run after `make book` (`make check-html`); one browser run a page serves all its
+checks."""
 
+import functools
 import html
 import json
 import re
@@ -54,9 +58,110 @@ def chromium(page: Path, *extra: str) -> subprocess.CompletedProcess:
                               capture_output=True, text=True, timeout=120)
 
 
+# px: a column of text narrower than this, while its table could give it more, is squeezed (a sentence then
+# reads four or five words a line); what tests/after_book checks of tables at a 1280 px window
+NARROWEST_TEXT_COLUMN = 160
+
+# Run by MEASURE once the page is drawn; returns what the layout checks below read, in <body data-layout>:
+# - bold_glue: glued text (myst-nb's span.pasted-text) drawn bolder than the text around it;
+# - wide_tables: tables wider than the column they sit in, and cells whose content runs past their edge;
+# - narrow_columns: table columns of text squeezed under NARROWEST_TEXT_COLUMN px while the others could give.
+# Tables are measured as the page opens and again with every dropdown open (the tables inside them, and cells
+# that hold one). A table's column is the article's text column, or the narrower block it sits in (a dropdown, a
+# card); the theme's scroll wrapper around every table (pst-scrollable-table-container) does not count as room.
+# A table may be wider than its column only on purpose, and only if it cannot fit: tagged wide-table (on the
+# table, or as a cell tag, which gives its cell the class tag_wide-table) and wider than the column even with
+# every cell wrapped as far as it goes. Anything else that is wider should wrap, be split or be transposed: the
+# theme would otherwise scroll it silently, its last columns out of sight.
+LAYOUT = """
+function layout(art) {
+  var FLOOR = %d, out = {bold_glue: [], wide_tables: [], narrow_columns: []};
+  function weight(el) { return parseInt(getComputedStyle(el).fontWeight, 10); }
+  function label(el) { return (el.textContent || '').trim().replace(/\\s+/g, ' ').slice(0, 60); }
+  function inner(el) {
+    var cs = getComputedStyle(el);
+    return el.clientWidth - parseFloat(cs.paddingLeft) - parseFloat(cs.paddingRight);
+  }
+  function scrolls(el) { var ox = getComputedStyle(el).overflowX; return ox === 'auto' || ox === 'scroll'; }
+  document.querySelectorAll('span.pasted-text').forEach(function (el) {
+    if (weight(el) > weight(el.parentElement))
+      out.bold_glue.push(weight(el) + ' in ' + weight(el.parentElement) + ': ' + label(el));
+  });
+  // one cell per column: those of the table's fullest row without merged cells (a body row before a header row)
+  function columns(t) {
+    var best = null;
+    Array.from(t.rows).forEach(function (row) {
+      if (Array.from(row.cells).some(function (c) { return c.colSpan !== 1; })) return;
+      var body = row.parentElement.tagName !== 'THEAD';
+      var n = row.cells.length;
+      if (!best || n > best.row.cells.length || (n === best.row.cells.length && body && !best.body))
+        best = {row: row, body: body};
+    });
+    return best ? Array.from(best.row.cells) : [];
+  }
+  function widths(t) { return columns(t).map(function (c) { return c.getBoundingClientRect().width; }); }
+  // the column widths of a copy of table t laid out at `width` (1px: every cell wrapped as far as it goes;
+  // max-content: nothing wrapped), without declared column or cell widths and, if bodyOnly, without its header rows
+  function natural(t, width, bodyOnly) {
+    var c = t.cloneNode(true);
+    c.querySelectorAll('colgroup, col').forEach(function (e) { e.remove(); });
+    c.querySelectorAll('td, th').forEach(function (e) {
+      e.style.width = 'auto'; e.style.minWidth = '0'; e.style.maxWidth = 'none';
+    });
+    if (bodyOnly) c.querySelectorAll('thead').forEach(function (e) { e.remove(); });
+    c.style.cssText = 'position:absolute;visibility:hidden;left:0;top:0;table-layout:auto;min-width:0;' +
+                      'max-width:none;width:' + width;
+    t.parentElement.appendChild(c);
+    var w = widths(c), whole = c.getBoundingClientRect().width;
+    c.remove();
+    return {cols: w, whole: whole};
+  }
+  function measure() {
+    art.querySelectorAll('table').forEach(function (t) {
+      var r = t.getBoundingClientRect();
+      if (r.width === 0) return;  // inside a closed dropdown
+      var holder = t.parentElement, tagged = false;
+      for (var a = t; a && a !== art; a = a.parentElement)
+        if (a.classList.contains('wide-table') || a.classList.contains('tag_wide-table')) tagged = true;
+      while (holder !== art && scrolls(holder)) holder = holder.parentElement;
+      var room = Math.min(inner(holder), inner(art)), used = Math.max(r.width, t.scrollWidth);
+      var least = natural(t, '1px', false), what = label(t);
+      if (used > room + 1 && !(tagged && least.whole > room + 1))
+        out.wide_tables.push(Math.round(used) + ' px wide in a ' + Math.round(room) + ' px column (' +
+          (least.whole <= room + 1 ? 'it fits at ' + Math.round(least.whole) + ' px with its text wrapped'
+                                   : 'too wide even with every cell wrapped: split or transpose it, or tag it wide-table') +
+          '): ' + what);
+      t.querySelectorAll('td, th').forEach(function (cell) {
+        if (cell.clientWidth > 0 && cell.scrollWidth > cell.clientWidth + 1)
+          out.wide_tables.push('a cell ' + cell.clientWidth + ' px wide holds ' + cell.scrollWidth + ' px: ' + label(cell));
+      });
+      var w = widths(t), most = natural(t, 'max-content', true).cols;
+      if (most.length !== w.length || least.cols.length !== w.length) return;
+      w.forEach(function (wi, i) {
+        var want = Math.min(FLOOR, most[i]);  // its text on one line, up to the floor
+        if (wi >= want - 1) return;
+        var spare = Math.max(0, room - used);  // what the table could give: room it leaves, and what the other
+        w.forEach(function (wj, j) {          // columns have beyond their narrowest and beyond the floor
+          if (j !== i) spare += Math.max(0, wj - Math.max(least.cols[j], FLOOR));
+        });
+        if (spare >= want - wi)
+          out.narrow_columns.push('column ' + (i + 1) + ' of ' + w.length + ' is ' + Math.round(wi) + ' px (its text is ' +
+            Math.round(most[i]) + ' px on one line; the other columns could give ' + Math.round(spare) + ' px): ' + what);
+      });
+    });
+  }
+  measure();  // as the page opens
+  art.querySelectorAll('details').forEach(function (d) { d.open = true; });
+  measure();  // with every dropdown open
+  for (var k in out) out[k] = out[k].filter(function (x, i, all) { return all.indexOf(x) === i; });
+  return out;
+}
+""" % NARROWEST_TEXT_COLUMN
+
+
 # Run in the page once scripts (MathJax, mermaid) have drawn: every table, image and figure in the article
 # that reaches past the text column without sitting in its own horizontal scroll container is listed in
-# <body data-too-wide>. Anything inside a closed toggle has no layout and is skipped.
+# <body data-too-wide>. Anything inside a closed toggle has no layout and is skipped. Then LAYOUT's findings.
 MEASURE = """<script>
 setTimeout(function () {
   var art = document.querySelector('article.bd-article');
@@ -72,10 +177,13 @@ setTimeout(function () {
              (el.textContent || el.getAttribute('src') || '').trim().slice(0, 50));
   });
   document.body.setAttribute('data-too-wide', JSON.stringify(out));
+  document.body.setAttribute('data-layout', JSON.stringify(layout(art)));
 }, 15000);
+""" + LAYOUT + """
 </script>"""
 
 
+@functools.lru_cache(maxsize=None)  # one browser run a page serves every check of it
 def rendered(page: Path) -> tuple[str, str]:
     """The DOM after scripts ran (with :data:`MEASURE`'s findings), and the browser's log (console messages)."""
     probe = page.with_name(f".measure-{page.name}")  # beside the page, so its relative links resolve
@@ -157,6 +265,110 @@ def test_page_in_browser(page):
     chromium(page, "--virtual-time-budget=20000", "--window-size=1280,16000", "--hide-scrollbars", f"--screenshot={shot}")
     assert shot.exists() and shot.stat().st_size > 10_000
     trim_blank_bottom(shot)
+
+
+def chapter_pages() -> list[Path]:
+    """The chapters' pages (lessons, audit pages, the verdicts) in both editions."""
+    return [p for p in pages() if re.match(r"\d\d_", p.name)]
+
+
+def layout(page: Path) -> dict[str, list[str]]:
+    """What :data:`LAYOUT` found on ``page`` in the browser."""
+    dom, _ = rendered(page)
+    found = re.search(r'<body[^>]*data-layout="([^"]*)"', dom)
+    assert found, f"{page.name}: the layout probe did not run"
+    return json.loads(html.unescape(found.group(1)))
+
+
+def page_id(page: Path) -> str:
+    return str(page.relative_to(HTML))
+
+
+PROBE_PAGE = """<!DOCTYPE html><html><head><style>
+article { width: 600px; } td { padding: 0 4px; } .nowrap td { white-space: nowrap; }
+span.pasted-text { font-weight: bold; } strong span.pasted-text { font-weight: inherit; }
+</style></head><body><article class="bd-article">
+<p>plain <span class="pasted-text">bold glue</span> <strong>bold <span class="pasted-text">glue in bold</span></strong></p>
+<div style="overflow-x: auto"><table class="nowrap"><tr><td>untagged %(long)s</td><td>b</td></tr></table></div>
+<div class="tag_wide-table"><div style="overflow-x: auto">
+  <table class="nowrap"><tr><td>tagged %(long)s</td></tr></table></div></div>
+<div class="tag_wide-table"><div style="overflow-x: auto">
+  <table class="nowrap" style="width: 800px"><tr><td>fits wrapped</td></tr></table></div></div>
+<table style="table-layout: fixed; width: 100%%"><tr><td style="width: 15%%">squeezed %(text)s</td><td>x</td></tr></table>
+<table style="table-layout: fixed; width: 300px">
+  <tr><td style="width: 60px; white-space: nowrap">spills out of its cell</td><td>y</td></tr></table>
+<details><summary>more</summary><table class="nowrap"><tr><td>in a dropdown %(long)s</td></tr></table></details>
+</article></body></html>""" % {"long": "wide " * 200, "text": "words " * 40}
+
+
+def test_layout_probe_catches_what_it_must(tmp_path):
+    page = tmp_path / "probe.html"
+    page.write_text(PROBE_PAGE, encoding="utf-8")
+    found = layout(page)
+    assert found["bold_glue"] == ["700 in 400: bold glue"]
+    wide = " | ".join(found["wide_tables"])
+    assert "untagged" in wide and "in a dropdown" in wide and "spills out of its cell" in wide, wide
+    assert "tagged wide" not in wide.replace("untagged", ""), wide  # tagged, and too wide even wrapped: allowed
+    assert "fits wrapped" in wide, wide  # tagged, but would fit with its text wrapped: not allowed
+    narrow = " | ".join(found["narrow_columns"])
+    assert re.search(r"column 1 of 2 is \d+ px \(its text is \d{4} px on one line.*: squeezed", narrow), narrow
+
+
+@pytest.mark.parametrize("page", chapter_pages(), ids=page_id)
+def test_glued_text_is_not_bold(page):
+    """A glued number or sentence ({glue:text}) reads as the text around it: myst-nb's stylesheet makes every
+    span.pasted-text bold, book/_static/embedbook.css sets it back to the weight it sits in (a glue inside
+    **bold** stays bold)."""
+    bold = layout(page)["bold_glue"]
+    assert not bold, f"{page.name}: {len(bold)} glued texts drawn bolder than the text around them: {bold[:3]}"
+
+
+@pytest.mark.parametrize("page", chapter_pages(), ids=page_id)
+def test_tables_fit_their_column(page):
+    """No table is wider than the column it sits in, and no cell's content runs past its edge. The theme wraps
+    every table in a scroll container, so a table too wide would scroll silently, its last columns out of sight:
+    only a table tagged wide-table that cannot fit even with every cell wrapped may (see :data:`LAYOUT`)."""
+    wide = layout(page)["wide_tables"]
+    assert not wide, f"{page.name}: tables wider than their column: {wide[:3]}"
+
+
+@pytest.mark.parametrize("page", chapter_pages(), ids=page_id)
+def test_table_columns_of_text_are_not_squeezed(page):
+    """No column of text is narrower than NARROWEST_TEXT_COLUMN px (its text wrapping) while the table could
+    give it that much: room the table leaves in its column, or width its other columns hold beyond their narrowest
+    and beyond that floor. A table already wider than its column has every column at its narrowest: that is
+    test_tables_fit_their_column's to report. Give such a table column widths (a CSS class in
+    book/_static/embedbook.css, as the verdicts table has; ``:widths:`` in a list-table) or keep its labels on
+    one line."""
+    narrow = layout(page)["narrow_columns"]
+    assert not narrow, f"{page.name}: columns of text squeezed: {narrow[:3]}"
+
+
+def header_rows(page_html: str) -> list[list[str]]:
+    """The text of each header row's cells, for every table of a built page."""
+    rows = []
+    for head in re.findall(r"<thead\b.*?</thead>", page_html, re.S):
+        for row in re.findall(r"<tr\b[^>]*>(.*?)</tr>", head, re.S):
+            rows.append([html.unescape(re.sub(r"<[^>]+>", "", c)).strip()
+                         for c in re.findall(r"<t[hd]\b[^>]*>(.*?)</t[hd]>", row, re.S)])
+    return rows
+
+
+def test_header_rows_catches_an_index_name():
+    import pandas as pd
+
+    frame = pd.DataFrame({"a": [1], "b": [2]}, index=pd.Index(["x"], name="rank"))
+    assert ["rank", "", ""] in header_rows(frame.to_html())
+    assert ["rank", "a", "b"] in header_rows(frame.rename_axis(index=None, columns="rank").to_html())
+
+
+@pytest.mark.parametrize("page", chapter_pages(), ids=page_id)
+def test_no_header_row_of_empty_cells(page):
+    """A table's header has no row that is empty but for its first cell: what pandas draws for a named index
+    (the name alone on a second header row). Name the corner instead: ``df.rename_axis(index=None,
+    columns=df.index.name)`` puts the name in the first header row's empty first cell."""
+    empty = [row for row in header_rows(page.read_text(encoding="utf-8")) if len(row) > 1 and not any(row[1:])]
+    assert not empty, f"{page.name}: header rows empty but for their first cell (a pandas index name): {empty[:3]}"
 
 
 def trim_blank_bottom(png: Path) -> None:
