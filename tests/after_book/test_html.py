@@ -1,9 +1,9 @@
 """The built book in a real browser (headless Chromium): every page loads without console errors, its
 internal links and images resolve, its mermaid diagrams are drawn as SVG, and Chinese text is present. On the
 chapters' pages, in both editions: glued text reads at the weight around it, every table fits its column with no
-column of text squeezed, and no header row is empty but for a pandas index name. A screenshot of each page is
-kept under _build/screenshots. Run after `make book` (`make check-html`); one browser run a page serves all its
-checks."""
+column of text squeezed, no header row is empty but for a pandas index name, and the verdicts table carries each
+claim's whole finding. A screenshot of each page is kept under _build/screenshots. Run after `make book` (`make
+check-html`); one browser run a page serves all its checks."""
 
 import functools
 import html
@@ -18,7 +18,7 @@ from urllib.parse import unquote, urlparse
 
 import pytest
 
-from tests.after_book.built import HTML, PAGE, PAGES, whole_book
+from tests.after_book.built import HTML, PAGE, PAGES, ZH, whole_book
 
 SHOTS = HTML.parent / "screenshots"
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
@@ -369,6 +369,45 @@ def test_no_header_row_of_empty_cells(page):
     columns=df.index.name)`` puts the name in the first header row's empty first cell."""
     empty = [row for row in header_rows(page.read_text(encoding="utf-8")) if len(row) > 1 and not any(row[1:])]
     assert not empty, f"{page.name}: header rows empty but for their first cell (a pandas index name): {empty[:3]}"
+
+
+def _words(text: str) -> list[str]:
+    """A text's words and CJK characters, markup, math delimiters and punctuation left out."""
+    text = re.sub(r"\{[\w:-]+\}`([^`<]*)(?:<[^>]*>)?`", r"\1", text)  # a role: its text
+    return re.findall(r"[\u4e00-\u9fff]|[^\W_]+", text)
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_verdict_rows_carry_the_whole_finding(lang):
+    """Each row of the verdicts page's table carries its claim's whole finding (at most claims.FINDING_WORDS
+    words), which is where a correction, a reason or an attribution is said: not only its first sentence. Read
+    against the records the page was built from (full size after make book, smoke size after make page 16); a
+    record written after the page was built is not its business."""
+    from embedbook.book import claims
+
+    page = (HTML if lang == "en" else ZH) / "chapters" / "ch16_verdicts" / "16_verdicts.html"
+    store = claims.verdict_store(smoke=PAGE is not None)
+    if not page.exists() or store is None or not store.exists():
+        pytest.skip("needs the built verdicts page and the verdict records it read (make book, or make page 16)")
+    table = re.search(r'<table class="[^"]*verdicts-table.*?</table>', page.read_text(encoding="utf-8"), re.S)
+    assert table, "the verdicts page has no table of class verdicts-table"
+    rows = {}
+    for row in re.findall(r"<tr\b.*?</tr>", table.group(0), re.S):
+        cid = re.match(r"\s*<td\b[^>]*>(?:<[^>]+>|\s)*(C\d\d)\b", row[row.index(">") + 1:])  # the first cell: C01
+        if cid:  # the row's text without its evidence dropdown
+            text = re.sub(r"<[^>]+>", " ", re.sub(r"<details.*?</details>", "", row, flags=re.S))
+            rows[cid.group(1)] = _words(html.unescape(text))
+    short = []
+    for path in sorted(store.glob("C*.json")):
+        if path.stat().st_mtime > page.stat().st_mtime:
+            continue
+        record = json.loads(path.read_text(encoding="utf-8"))
+        finding = record["finding"] if lang == "en" else record.get("texts", {}).get(lang, {}).get("finding", "")
+        tail = _words(finding)[-6:]
+        shown = " ".join(rows.get(record["claim"], []))
+        if tail and " ".join(tail) not in shown:
+            short.append(f"{record['claim']} (ends '{' '.join(tail)}')")
+    assert not short, f"{lang}: rows that do not carry their whole finding: {short[:6]}"
 
 
 def trim_blank_bottom(png: Path) -> None:
