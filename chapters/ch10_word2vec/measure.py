@@ -277,11 +277,78 @@ class Planted(Result):
         return {"lean_first": mean[0], "lean_last": mean[-1], "p_first": self.ps[0], "p_last": self.ps[-1]}
 
 
+def planted_leans(corpus: list[list[str]], a: str = "fire", b: str = "company", ps=(0.2, 0.5, 0.8), *, n: int,
+                  epochs: int, dim: int = 50, seed: int) -> tuple[dict, float]:
+    """One seed of the planted test: one skip-gram model on ``corpus`` plus, for each p in ``ps``, the
+    :func:`plant`-ed contexts of a made-up word ``usage_k``. Returns ``({p: lean towards a rather than b},
+    the model's :func:`epoch_improvement`)``."""
+    extra = [d for k, p in enumerate(ps) for d in plant(corpus, f"usage_{k}", a, b, p, n, seed=100 * seed + k)]
+    m = word2vec.train(corpus + extra, sg=True, vector_size=dim, epochs=epochs, seed=seed, compute_loss=True)
+    sp = word2vec.as_space(m)
+    return {p: lean(sp, f"usage_{k}", [a], [b]) for k, p in enumerate(ps)}, epoch_improvement(m.epoch_losses)
+
+
+LEAN_RISE = 0.10  # a smaller move from the smallest share to the largest is no visible move (C39's rise_min)
+
+
+@dataclass
+class PlantedOnce(Result):
+    """The planted test on one seed (:func:`run_planted_once`): the lesson's single draw."""
+
+    verbatim = ("a", "b")
+    a: str
+    b: str
+    seed: int
+    n_planted: int
+    ps: list = field(default_factory=list)
+    leans: list = field(default_factory=list)  # the lean at each p, in order
+
+    def extra_glue(self) -> dict:
+        parts = [_("{lean:+.2f} at p = {p:g}").format(lean=x, p=p) for p, x in zip(self.ps, self.leans)]
+        sep = _(", ")
+        values = i18n.Msg(sep.en.join(x.en for x in parts), sep.zh.join(x.zh for x in parts))
+        rise = self.leans[-1] - self.leans[0]
+        monotone = all(x < y for x, y in zip(self.leans, self.leans[1:])) and rise >= LEAN_RISE
+        if monotone:
+            how = _("it grows with the share of '{a}' contexts at every step. Nothing but that share differs between "
+                    "the made-up words, so the mix of contexts set their lean: the article's map of usage, in a "
+                    "controlled form")
+        elif rise >= LEAN_RISE:
+            how = _("it is higher at the largest share of '{a}' contexts than at the smallest, but not at every "
+                    "step, so on this seed the mix of contexts sets the lean only roughly")
+        elif rise > -LEAN_RISE:
+            how = _("it barely moves with the share of '{a}' contexts (by {rise:+.2f} from the smallest share to the "
+                    "largest), so on this seed the mix of contexts did not visibly set the lean")
+        else:
+            how = _("it does not grow with the share of '{a}' contexts, so on this seed the mix of contexts did "
+                    "not set the lean")
+        summary = (_("With everything else held fixed, the mix of a word's contexts set which way it leant (on one "
+                     "seed, {first:+.2f} at p = {p_first:g} and {last:+.2f} at p = {p_last:g}): a map of usage.")
+                   if monotone else
+                   _("On one seed, the mix of a made-up word's contexts did not set its lean step by step "
+                     "({first:+.2f} at p = {p_first:g}, {last:+.2f} at p = {p_last:g}); the audit's seeds decide."))
+        return {"lean_words": _("On seed {seed} the lean is {values}: {how}.").format(
+                    seed=self.seed, values=values, how=how.format(a=self.a, rise=rise)),
+                "summary": summary.format(first=self.leans[0], last=self.leans[-1], p_first=self.ps[0],
+                                          p_last=self.ps[-1])}
+
+
+def run_planted_once(corpus: list[list[str]], a: str = "fire", b: str = "company", ps=(0.2, 0.5, 0.8), *, n: int,
+                     epochs: int, dim: int = 50, n_tokens: int | None, seed: int = 0) -> PlantedOnce:
+    """The planted test on one seed, as :func:`run_planted` runs each of its seeds (``corpus`` cut to ``n_tokens``)."""
+    ps = sorted(ps)
+    if n_tokens:
+        (corpus,) = token_slices(corpus, n_tokens)
+    leans, _improvement = planted_leans(corpus, a, b, ps, n=n, epochs=epochs, dim=dim, seed=seed)
+    return PlantedOnce(a=a, b=b, seed=seed, n_planted=n, ps=list(ps), leans=[leans[p] for p in ps])
+
+
 def run_planted(corpus: list[list[str]], a: str = "fire", b: str = "company", ps=(0.2, 0.5, 0.8), *, n: int,
                 seeds: int = 3, epochs: int, dim: int = 50, n_tokens: int | None,
                 plateau_max: float = 0.02) -> Planted:
     """For each seed, one skip-gram model on ``corpus`` (cut to ``n_tokens``) plus, for each p in ``ps``, the
-    :func:`plant`-ed contexts of a made-up word ``usage_p``; its lean towards ``a`` rather than ``b``."""
+    :func:`plant`-ed contexts of a made-up word ``usage_p``; its lean towards ``a`` rather than ``b``
+    (:func:`planted_leans`; seed 0 is the lesson's :func:`run_planted_once`)."""
     if seeds < 2 or len(ps) < 2:
         raise ValueError("need at least two seeds and two values of p")
     ps = sorted(ps)
@@ -289,12 +356,10 @@ def run_planted(corpus: list[list[str]], a: str = "fire", b: str = "company", ps
         (corpus,) = token_slices(corpus, n_tokens)
     leans, worst = {p: [] for p in ps}, 0.0
     for s in range(seeds):
-        extra = [d for k, p in enumerate(ps) for d in plant(corpus, f"usage_{k}", a, b, p, n, seed=100 * s + k)]
-        m = word2vec.train(corpus + extra, sg=True, vector_size=dim, epochs=epochs, seed=s, compute_loss=True)
-        worst = max(worst, epoch_improvement(m.epoch_losses))
-        sp = word2vec.as_space(m)
-        for k, p in enumerate(ps):
-            leans[p].append(lean(sp, f"usage_{k}", [a], [b]))
+        one, improvement = planted_leans(corpus, a, b, ps, n=n, epochs=epochs, dim=dim, seed=s)
+        worst = max(worst, improvement)
+        for p in ps:
+            leans[p].append(one[p])
     rises = stats.seed_effect(leans[ps[-1]], leans[ps[0]])
     monotone = sum(all(leans[p][s] < leans[q][s] for p, q in zip(ps, ps[1:])) for s in range(seeds))
     return Planted(
@@ -398,3 +463,86 @@ def neighbours_sentence(table, n: int = 3) -> str:
         return _("None of these words is in this vocabulary (the corpus is cut too short).")
     joined = i18n.Msg("; ".join(p.en for p in parts), _("; ").zh.join(p.zh for p in parts))
     return _("The {n} nearest words — {parts}.").format(n=n, parts=joined)
+
+
+# --- what the pages show, built here so that their cells call no translation ---------------------------------------
+
+
+def english_models(wiki: list[list[str]], dim: int, epochs: int) -> dict:
+    """Skip-gram and CBOW trained on ``wiki`` with :func:`embedbook.word2vec.train` (seed 0, one worker), keyed by
+    their names in the current edition ("skip-gram (en)", "CBOW (en)": :class:`~embedbook.book.i18n.Msg`, equal to
+    the English name)."""
+    return {_("skip-gram (en)"): word2vec.train(wiki, sg="skipgram", vector_size=dim, epochs=epochs, seed=0),
+            _("CBOW (en)"): word2vec.train(wiki, sg="cbow", vector_size=dim, epochs=epochs, seed=0)}
+
+
+def zh_glove_table(zh: Space, glove: Space, words: list[str], k: int = 8):
+    """:func:`neighbour_table` of ``words`` in the Chinese space, and of *apple* in GloVe (its column named in the
+    current edition)."""
+    columns = {w: (zh, w) for w in words}
+    columns[_("apple (GloVe)")] = (glove, "apple")
+    return neighbour_table(columns, k=k)
+
+
+def examples_table(usage: Usage, n: int = 3, k: int = 6):
+    """The ``k`` nearest words of :meth:`Usage.examples` in Lee and in the first Wikipedia sample (seed 0), one
+    column per (word, corpus), titled in the current edition; the index hidden (a pandas Styler)."""
+    corpora = {"lee": _("lee"), "wiki A": _("wiki A")}
+    columns = {_("{word} — {corpus}").format(word=w, corpus=name): (usage.spaces[(corpus, 0)], w)
+               for w in usage.examples(n) for corpus, name in corpora.items()}
+    return neighbour_table(columns, k=k).style.hide(axis="index")
+
+
+def _label_spots(ax, xy: np.ndarray, candidates: list[int], words: list[str], per_group: int,
+                 groups: np.ndarray, **text) -> list:
+    """Name up to ``per_group`` points of each group among ``candidates`` (in order of preference) where a label
+    overlaps no label already drawn and covers no point but its own: four spots are tried around each point
+    (right, left, above, below), measured in display pixels; a point with no free spot is left unnamed."""
+    fig = ax.figure
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    pts = ax.transData.transform(xy)
+    inside = ax.get_window_extent(renderer).shrunk(0.98, 0.98)  # labels stay within the axes
+    legend = ax.get_legend()
+    boxes = [legend.get_window_extent(renderer)] if legend else []  # ... and off the legend
+    drawn, named = [], {g: 0 for g in dict.fromkeys(groups.tolist())}
+    for i in candidates:
+        if named[groups[i]] >= per_group:
+            continue
+        for dx, dy, ha, va in ((5, 0, "left", "center"), (-5, 0, "right", "center"), (0, 5, "center", "bottom"),
+                               (0, -5, "center", "top")):
+            t = ax.annotate(words[i], xy[i], xytext=(dx, dy), textcoords="offset points", ha=ha, va=va, **text)
+            box = t.get_window_extent(renderer).expanded(1.08, 1.15)
+            others = np.delete(pts, i, axis=0)
+            covers = ((others[:, 0] > box.x0) & (others[:, 0] < box.x1) & (others[:, 1] > box.y0)
+                      & (others[:, 1] < box.y1)).any()
+            within = inside.x0 < box.x0 and box.x1 < inside.x1 and inside.y0 < box.y0 and box.y1 < inside.y1
+            if within and not covers and not any(box.overlaps(b) for b in boxes):
+                boxes.append(box)
+                drawn.append(t)
+                named[groups[i]] += 1
+                break
+            t.remove()
+    return drawn
+
+
+def map_chart(words: list[str], groups: list[str], xy: np.ndarray, per_group: int = 3):
+    """The map of :func:`map_points`: one colour per group, and up to ``per_group`` words of each named where a
+    label has room (the points farthest from the middle first, so that the named words spread over the map)."""
+    from matplotlib import patheffects
+
+    from embedbook import plotting
+
+    groups = np.array(groups)
+    fig, ax = plotting.subplots(figsize=(7.5, 6))
+    for g in dict.fromkeys(groups.tolist()):
+        m = groups == g
+        ax.scatter(xy[m, 0], xy[m, 1], s=12, alpha=0.55, label=map_label(g))
+    ax.set_xlabel(_("principal component 1"))
+    ax.set_ylabel(_("principal component 2"))
+    ax.set_title(_("{n} GloVe words, first two principal components (a few named per group)").format(n=len(words)))
+    ax.legend(fontsize=9, loc="best")
+    order = list(np.argsort(-np.linalg.norm(xy - xy.mean(axis=0), axis=1)))
+    _label_spots(ax, xy, order, words, per_group, groups, fontsize=9,
+                 path_effects=[patheffects.withStroke(linewidth=3, foreground="white")])
+    return fig

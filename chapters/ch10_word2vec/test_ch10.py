@@ -121,3 +121,116 @@ def test_run_skipgram_bad_input(corpus):
         ch10.run_skipgram([["a"], ["a"]], min_count=1, dim=8)
     with pytest.raises(TypeError, match="token lists"):
         ch10.run_skipgram("not a corpus", dim=8)
+
+
+# --- the lesson's helpers ---------------------------------------------------------------------------------------
+
+
+def test_planted_once_is_the_first_seed_of_run_planted(corpus):
+    big = [["sweet", "ripe", "fire", "eat", "sweet"], ["drive", "road", "company", "engine", "road"]] * 60 + corpus
+    once = ch10.run_planted_once(big, n=30, epochs=8, dim=16, n_tokens=None)
+    every = ch10.run_planted(big, n=30, seeds=2, epochs=8, dim=16, n_tokens=None)
+    assert once.leans == [every.leans[p][0] for p in every.ps]  # the lesson's run is the audit's seed 0
+    words = once.glued()
+    assert words["lean_words"].startswith("On seed 0 the lean is ")
+    assert "at p = 0.2" in words["lean_words"] and "at p = 0.8" in words["summary"]
+
+
+def test_planted_once_words_follow_the_leans():
+    r = ch10.PlantedOnce(a="fire", b="company", seed=0, n_planted=40, ps=[0.2, 0.5, 0.8], leans=[-0.2, 0.0, 0.3])
+    assert "grows with the share of 'fire' contexts at every step" in r.glued()["lean_words"]
+    assert r.glued()["summary"].startswith("With everything else held fixed")
+    r.leans = [-0.2, 0.4, 0.3]
+    assert "but not at every step" in r.glued()["lean_words"] and "did not set" in r.glued()["summary"]
+    r.leans = [0.3, 0.1, -0.2]
+    assert "does not grow" in r.glued()["lean_words"]
+    r.leans = [-0.01, -0.005, 0.0]  # growing, but by less than a visible amount (a smoke run's tiny model)
+    assert "barely moves with the share of 'fire' contexts (by +0.01" in r.glued()["lean_words"]
+    assert "did not set" in r.glued()["summary"]
+
+
+def test_map_labels_do_not_overlap():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from embedbook import plotting
+
+    plotting.setup()
+    rng = np.random.default_rng(0)
+    xy = rng.normal(size=(120, 2))
+    words = [f"word{i:03d}" for i in range(120)]
+    groups = [g for g in ("country, capital", "family word", "noun, plural") for _ in range(40)]
+    fig = ch10.map_chart(words, groups, xy, per_group=3)
+    ax = fig.axes[0]
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    boxes = [t.get_window_extent(renderer) for t in ax.texts]
+    assert 3 <= len(boxes) <= 9  # at most three named per group
+    assert not any(a.overlaps(b) for i, a in enumerate(boxes) for b in boxes[i + 1:])
+    inside = ax.get_window_extent(renderer)
+    assert all(inside.x0 <= b.x0 and b.x1 <= inside.x1 and inside.y0 <= b.y0 and b.y1 <= inside.y1 for b in boxes)
+    legend = ax.get_legend().get_window_extent(renderer)
+    assert not any(b.overlaps(legend) for b in boxes)
+
+
+# --- the lesson's exercises: each answer is what the exercise's code gives ---------------------------------------
+
+
+def _toy(noise_from=3, drop=()):
+    """The lesson's toy cells in order: the tables from the generator, then the loop over the article's pairs
+    (no cell between draws from the generator)."""
+    import torch.nn.functional as F
+
+    g = torch.Generator().manual_seed(0)
+    W_in = 0.5 * torch.randn(7, 8, generator=g)
+    W_out = 0.5 * torch.randn(7, 8, generator=g)
+    start = W_in.clone()
+    pairs = [p for p in [(0, 3), (0, 4), (1, 3), (1, 4), (2, 5), (2, 6)] if p not in drop]
+    before = [F.cosine_similarity(W_in[0], W_in[j], dim=0).item() for j in (1, 2)]
+    for step in range(300):
+        centre, context = pairs[step % len(pairs)]
+        W.sgns_step(W_in, W_out, centre, context, torch.randint(noise_from, 7, (2,), generator=g), lr=0.2)
+    after = [F.cosine_similarity(W_in[0], W_in[j], dim=0).item() for j in (1, 2)]
+    return [round(x, 2) for x in before], [round(x, 2) for x in after], W_in, start
+
+
+def test_exercise_1_banana_without_shared_contexts():
+    before, after, W_in, start = _toy()
+    assert before[0] == 0.31 and after[0] == 0.90  # the lesson's run
+    before, after, W_in, start = _toy(drop=[(1, 3), (1, 4)])
+    assert before[0] == 0.31 and after[0] == 0.15
+    assert torch.equal(W_in[1], start[1])  # 香蕉's row never moves
+
+
+def test_exercise_2_noise_from_all_seven_words():
+    _, after, _, _ = _toy()
+    assert after == [0.90, -0.03]
+    _, after, _, _ = _toy(noise_from=0)
+    assert after == [0.96, 0.19]
+
+
+def test_exercise_3_the_papers_subsampling_threshold():
+    import collections
+
+    from embedbook import data
+
+    lee_counts = collections.Counter(w for doc in data.lee_corpus() for w in doc)
+    kept = {w: c for w, c in lee_counts.items() if c >= 5}
+    f = torch.tensor(list(kept.values()), dtype=torch.float64) / sum(kept.values())
+    shares = {}
+    for t in (1e-3, 1e-5):
+        keep = torch.clamp(torch.sqrt(t / f) + t / f, max=1.0)
+        shares[t] = (round(100 * float((f * keep).sum())), int((keep < 1).sum()))
+    assert shares == {1e-3: (72, 51), 1e-5: (12, len(kept))}  # at 1e-5 every word is cut
+    assert 5 / sum(kept.values()) > 5e-5  # a word seen five times: f about 1e-4, above the paper's t
+
+
+def test_exercise_4_gensim_and_the_package_give_the_same_neighbours():
+    from embedbook import data, similarity
+
+    cbow_zh = W.train(data.peoples_daily(), sg="cbow", vector_size=50, epochs=3, seed=0)  # the lesson's model
+    zh = W.as_space(cbow_zh)
+    theirs = cbow_zh.wv.most_similar("苹果", topn=5)
+    ours = similarity.neighbours(zh, "苹果", 5)
+    assert [w for w, _ in theirs] == [w for w, _ in ours]
+    assert np.allclose([s for _, s in theirs], [s for _, s in ours], atol=1e-5)
