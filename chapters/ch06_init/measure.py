@@ -214,6 +214,10 @@ class DefaultStart(Result):
     loss0_default: float
     loss0_small: float
     ln_v: float
+    # share of the table's entries the first step moved by at least half the learning rate (Adam moves an entry by
+    # about the learning rate when its gradient is well above Adam's eps, 1e-8, and barely at all below it)
+    share_default: float = 0.0
+    share_small: float = 0.0
     survey: list[tuple[str, str, float | None, str]] = field(default_factory=list)
 
     def extra_glue(self) -> dict:
@@ -221,7 +225,7 @@ class DefaultStart(Result):
 
 
 def _first_step(name: str, vocab: int, train_ids: torch.Tensor, seed: int, lr: float, d: int, context: int,
-                batch_size: int, device) -> tuple[float, float]:
+                batch_size: int, device) -> tuple[float, float, float]:
     torch.manual_seed(seed)
     model = lm.TinyLM(lm.LMConfig(vocab, d_model=d, n_layers=1, context=context, tie=True, init=name,
                                   dropout=0.0)).to(device)
@@ -235,8 +239,9 @@ def _first_step(name: str, vocab: int, train_ids: torch.Tensor, seed: int, lr: f
     loss.backward()
     for o in opts:
         o.step()
-    moved = (model.embed.weight.detach() - before).norm() / before.norm()
-    return float(moved), float(loss.detach())
+    delta = model.embed.weight.detach() - before
+    share = (delta.abs() >= lr / 2).float().mean()
+    return float(delta.norm() / before.norm()), float(loss.detach()), float(share)
 
 
 def run_default(vocab_size: int, d: int = 64, *, seeds: tuple[int, ...], lr: float = 3e-3,
@@ -249,10 +254,11 @@ def run_default(vocab_size: int, d: int = 64, *, seeds: tuple[int, ...], lr: flo
     w = torch.nn.Embedding(V, d).weight.detach()
     steps = {n: [_first_step(n, V, train_ids, s, lr, d, context, batch_size, device) for s in seeds]
              for n in ("torch_default", "normal_0.02")}
-    mean = {n: (float(np.mean([x[0] for x in v])), float(np.mean([x[1] for x in v]))) for n, v in steps.items()}
+    mean = {n: [float(np.mean([x[i] for x in v])) for i in range(3)] for n, v in steps.items()}
     return DefaultStart(default_std=float(w.std()), n_entries=w.numel(), lr=lr, n_seeds=len(seeds),
                         step_default=mean["torch_default"][0], step_small=mean["normal_0.02"][0],
                         loss0_default=mean["torch_default"][1], loss0_small=mean["normal_0.02"][1], ln_v=math.log(V),
+                        share_default=mean["torch_default"][2], share_small=mean["normal_0.02"][2],
                         survey=list(INIT_SURVEY))
 WARMUP_LRS = (3e-3, 1e-2)  # the two learning rates the warm-up sweep uses: the chapter's, and one ~3× higher
 WARMUP_INITS = ("torch_default", "normal_0.02")  # nn.Embedding's N(0, 1), and GPT-2/BERT's std 0.02
@@ -307,7 +313,7 @@ class WarmupSweep(Result):
 
 
 def run_warmup_arm(init_name: str, lr: float, seed: int, *, warm: bool = True, vocab_size: int, d: int = 64,
-                   warmup: int = 200, context: int = 32, batch_size: int = 16, max_steps: int = 3000,
+                   warmup: int, context: int = 32, batch_size: int = 16, max_steps: int,
                    eval_every: int = 20, patience: int = 4, min_delta: float = 1e-3,
                    device: str | torch.device = "cpu", tie: bool = True) -> tuple[lm.TinyLM, lm.History]:
     """One run of :func:`run_warmup`'s sweep: a one-layer TinyLM (width ``d``, no dropout) built from ``seed`` with
