@@ -93,3 +93,55 @@ def test_c01_finding_reads_for_every_outcome():
         v = claims.run("C01", r)
         assert v.verdict == outcome and f"{f['bench_gather_growth']:.1f}-fold" in v.finding
         assert len(v.finding.split()) <= claims.FINDING_WORDS
+
+
+# --- the lesson's exercise answers: each runs the exercise's modified code and checks what the answer says -----
+
+
+def test_exercise1_the_one_hot_product_grows_with_v_the_lookup_does_not():
+    import time
+
+    import torch.nn.functional as F
+
+    ids = torch.tensor([3, 1, 3])
+
+    def best(fn, n=20):
+        times = []
+        for _ in range(n):
+            start = time.perf_counter()
+            fn()
+            times.append(time.perf_counter() - start)
+        return min(times)
+
+    small, large = torch.randn(10, 4), torch.randn(50_000, 4)
+    one_hot_small, one_hot_large = F.one_hot(ids, 10).float(), F.one_hot(ids, 50_000).float()
+    assert torch.equal(one_hot_large @ large, large[ids])
+    assert one_hot_large.numel() * 4 // (one_hot_small.numel() * 4) == 5_000  # the answer's "5,000 times more work"
+    grew = best(lambda: one_hot_large @ large) / best(lambda: one_hot_small @ small)
+    assert grew > 5  # the product grew (by far more than this floor: 50,000 × 4 multiply-adds per row)
+    assert best(lambda: large[ids]) < 1e-3  # the lookup stays at microseconds
+
+
+def test_exercise2_a_float32_one_hot_cannot_multiply_a_half_table():
+    import torch.nn.functional as F
+
+    E = torch.randn(10, 4, generator=torch.Generator().manual_seed(0)).half()
+    ids = torch.tensor([3, 1, 3])
+    with pytest.raises(RuntimeError):
+        F.one_hot(ids, num_classes=10).float() @ E
+    assert torch.equal(F.one_hot(ids, num_classes=10).to(E.dtype) @ E, E[ids])
+
+
+def test_exercise3_a_repeated_id_gets_one_gradient_per_occurrence():
+    E = torch.randn(10, 4, generator=torch.Generator().manual_seed(0))
+    emb = torch.nn.Embedding.from_pretrained(E.clone(), freeze=False)
+    emb(torch.tensor([0, 0, 0])).sum().backward()
+    assert emb.weight.grad.abs().sum(1).nonzero().flatten().tolist() == [0]
+    assert torch.equal(emb.weight.grad[0], torch.full((4,), 3.0))
+
+
+def test_exercise4_small_buffers_stay_in_the_caches():
+    from embedbook import lookup
+
+    r = lookup.bandwidth(4096, 128, 50000, reps=2, device="cpu")
+    assert "2.0 MiB" in r.note and "caches" in r.note
