@@ -503,6 +503,84 @@ def run_multilingual(pairs: list[tuple[str, str]] | None = None,
                         n_widths=len({r["d"] for r in rows}), width_share=width_share(rows), n_siblings=len(sib),
                         n_sib_thicker=sum(r["ratio"] > 1 for r in sib), min_ratio=min(r["ratio"] for r in sib),
                         big_monolingual=big)
+# --- the figures ----------------------------------------------------------------------------------------------
+
+# the few models the lesson's share figure names (the audit's figure names every one)
+SHARE_NAMED = ("MiniLM-L6 (bundled)", "XLM-R base", "GPT-2 small", "Llama-3.1-8B", "GPT-3 175B")
+
+
+def figure_share_scatter(r: Shares, named: tuple[str, ...] = SHARE_NAMED):
+    """The token tables' share against the model's parameters (log scale), one point per configuration,
+    multilingual models in the second colour; only the models in ``named`` are labelled."""
+    from matplotlib.ticker import FuncFormatter
+
+    from embedbook import plotting
+
+    fig, ax = plotting.subplots(figsize=(7, 4))
+    for multi, label in ((False, _("mainly one language")), (True, _("multilingual · 多语言"))):
+        pts = [row for row in r.rows if row["multilingual"] == multi]
+        ax.scatter([row["parameters"] for row in pts], [100 * row["share"] for row in pts], s=28, zorder=3,
+                   color=plotting.PALETTE[1 if multi else 0], label=label)
+    for row in r.rows:
+        if row["model"] in named:
+            right = row["parameters"] < 3e11  # the largest model's label to the left of its point
+            ax.annotate(verbatim(row["model"]), (row["parameters"], 100 * row["share"]), fontsize=8,
+                        textcoords="offset points", xytext=(6 if right else -6, 4), ha="left" if right else "right")
+    ax.set_xscale("log")
+    ax.xaxis.set_major_formatter(FuncFormatter(lambda x, _pos: f"{x / 1e9:g}B" if x >= 1e9 else f"{x / 1e6:g}M"))
+    ax.axhline(10, color="grey", ls="--", lw=1)
+    ax.set_ylim(0, 90)
+    ax.set_xlabel(_("parameters of the model (log scale)"))
+    ax.set_ylabel(_("% of all parameters in the token table(s)"))
+    ax.legend(loc="upper right", fontsize=9)
+    ax.set_title(_("嵌入层占比 · the token table's share of the model"))
+    return fig
+
+
+def figure_share_bars(r: Shares):
+    """Every configuration's token-table share, one labelled bar each, smallest model at the top."""
+    from embedbook import plotting
+
+    order = sorted(r.rows, key=lambda row: row["parameters"])
+    fig, ax = plotting.subplots(figsize=(7.5, 0.3 * len(order) + 1.6))
+    colors = [plotting.PALETTE[1] if row["multilingual"] else plotting.PALETTE[0] for row in order]
+    ax.barh([verbatim(row["model"]) for row in order], [100 * row["share"] for row in order], color=colors,
+            height=0.7)
+    ax.axvline(10, color="grey", ls="--", lw=1)
+    ax.set_xlabel(_("% of all parameters in the token table(s)"))
+    ax.set_ylabel(_("model, smallest at the top"))
+    ax.set_ylim(len(order) - 0.5, -0.5)
+    ax.tick_params(axis="y", labelsize=9)
+    ax.bar(0, 0, color=plotting.PALETTE[0], label=_("mainly one language"))
+    ax.bar(0, 0, color=plotting.PALETTE[1], label=_("multilingual · 多语言"))
+    ax.legend(loc="lower right", fontsize=9)
+    ax.set_title(_("嵌入层占比 · the token table's share of the model"))
+    return fig
+
+
+def figure_vocabularies(low: int = 30_000, high: int = 100_000):
+    """The vocabularies of the decoder language models of :data:`embedbook.sizing.MODELS`: one labelled bar per
+    model, grouped by year of release (oldest at the top), the article's range shaded."""
+    from embedbook import plotting
+
+    decoders = sorted((m for m in sizing.MODELS if m.kind == "decoder"), key=lambda m: (m.year, m.vocab))
+    fig, ax = plotting.subplots(figsize=(7.5, 0.3 * len(decoders) + 1.6))
+    ax.axvspan(low / 1000, high / 1000, color="grey", alpha=0.15, label=_("30K–100K (the article)"))
+    ax.barh([verbatim(f"{m.name} ({m.year})") for m in decoders], [m.vocab / 1000 for m in decoders], height=0.7,
+            color=[plotting.PALETTE[1] if m.multilingual else plotting.PALETTE[0] for m in decoders])
+    for i in range(1, len(decoders)):  # a thin line between two years
+        if decoders[i].year != decoders[i - 1].year:
+            ax.axhline(i - 0.5, color="grey", lw=0.6)
+    ax.set_ylim(len(decoders) - 0.5, -0.5)
+    ax.tick_params(axis="y", labelsize=9)
+    ax.bar(0, 0, color=plotting.PALETTE[0], label=_("mainly one language"))
+    ax.bar(0, 0, color=plotting.PALETTE[1], label=_("multilingual · 多语言"))
+    ax.set_xlabel(_("vocabulary (thousands of ids)"))
+    ax.legend(loc="center right", fontsize=9)  # beside the short bars of 2023-2024, clear of the long ones
+    ax.set_title(_("词表大小 · vocabularies of decoder language models, by year"))
+    return fig
+
+
 # --- the chapter's summary: one sentence per claim, chosen by the verdict -------------------------------
 
 HEADLINES = {

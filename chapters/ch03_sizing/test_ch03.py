@@ -130,3 +130,42 @@ def test_c36_siblings_decide_and_both_other_countings_are_reported():
     # the same-width figures do not move the verdict
     r2 = ch03.run_multilingual(pairs=[("Gemma-2-9B", "Qwen2-7B")])
     assert claims.run("C36", r2).verdict == v.verdict
+
+
+# --- the lesson's exercise answers: each runs the exercise's modified code and checks the figure the answer gives --
+
+
+def test_exercise1_float64_doubles_fp32():
+    import torch
+
+    t = torch.empty(32_000, 4_096, dtype=torch.float64, device="meta")
+    size = t.numel() * t.element_size()
+    assert t.element_size() == 8
+    assert (f"{size / 1e6:.1f}", f"{size / 2**20:.1f}") == ("1048.6", "1000.0")
+
+
+def test_exercise2_tying_llama3_saves_v_times_d():
+    from embedbook import sizing
+    from embedbook.chapters.ch03_sizing import measure as ch03
+
+    saving = ch03.run_tying(128256, 4096).saving
+    assert saving == 525_336_576 == 128256 * 4096
+    assert round(saving * 4 / 1e9, 1) == 2.1  # GB in fp32
+    assert not sizing.model("Llama-3.1-8B").tied  # Llama 3 does not tie
+
+
+def test_exercise3_four_heads_of_25_split_100():
+    import torch
+
+    torch.nn.MultiheadAttention(100, 4)  # accepted: 4 × 25 = 100
+    with pytest.raises(AssertionError):
+        torch.nn.MultiheadAttention(100, 3)
+
+
+def test_exercise4_the_short_articles_table_next_to_48_and_12_layers():
+    from embedbook import sizing
+
+    table = 100_000 * 1_000
+    assert sizing.approx_params(48, 1000) == 576_000_000
+    assert round(100 * table / (table + sizing.approx_params(48, 1000)), 1) == 14.8
+    assert round(100 * table / (table + sizing.approx_params(12, 1000))) == 41
