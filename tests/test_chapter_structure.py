@@ -147,7 +147,7 @@ def test_closes_with_exercises(name):
 
 # The chapters whose main result comes from a loop (training, timing, skip-gram, per-layer measurement,
 # quantise-and-rank): that loop is on the page once, in plain torch / numpy, before the package repeats it.
-CORE = ["02_lookup", "04_tying", "05_learning", "06_init", "07_dimension", "08_similarity", "10_word2vec",
+CORE = ["02_lookup", "04_tying", "05_learning", "06_init", "07_dimension", "08_similarity", "09_analogies", "10_word2vec",
         "11_contextual", "13_quantize", "15_practice"]
 
 
