@@ -196,7 +196,7 @@ def main(argv: list[str] | None = None) -> int:
     edition.set_defaults(fn=_edition)
     page = sub.add_parser("page", help="one chapter in minutes: run it at smoke size, build its page in both "
                           "editions into _build/page/NN_name/html, and check the built page")
-    page.add_argument("chapter", help="the chapter's number or name: 04, 04_tying")
+    page.add_argument("chapter", help="the chapter's number or name: 04, 04_tying; or explore (the explorer page)")
     page.add_argument("--no-checks", dest="no_checks", action="store_true", help="build only; skip the page's checks")
     page.set_defaults(fn=_page)
     bench = sub.add_parser("bench", help="lookup speeds (quantised tables, Lookup) against F.embedding, and lookup "

@@ -46,6 +46,23 @@ def dangling_references(name: str) -> list[str]:
     return out
 
 
+EXPLORE = "book/explore"  # the explorer page: in every one-page build (the chapters link it), and `embedbook page explore`
+
+
+def build_explore() -> Path:
+    """The explorer page alone (``embedbook page explore``), both editions, into ``_build/page/explore/html``: it
+    runs nothing; its tables are exported by the build (:mod:`embedbook.book.explore`)."""
+    out = book.root() / "_build" / "page" / "explore"
+    shutil.rmtree(out, ignore_errors=True)
+    toc = {"format": "jb-book", "root": EXPLORE, "chapters": [{"file": "book/bibliography"}]}
+    html = out / "html"
+    for lang in ("en", "zh"):
+        if build.build(lang, out / lang, toc, {"embedbook_executed": str(out / "executed")}):
+            raise RuntimeError(f"the {lang} build of the explorer page failed (its warnings are above)")
+        shutil.copytree(out / lang / "_build" / "html", html / "zh" if lang == "zh" else html)
+    return html
+
+
 def docname(name: str) -> str:
     """A chapter's page as Sphinx names it: ``chapters/ch04_tying/04_tying`` (``"04_audit"``: its audit page)."""
     return book.chapter_path(name).relative_to(book.root()).with_suffix("").as_posix()
@@ -66,7 +83,8 @@ def build_page(name: str) -> Path:
         book.run_chapter(page, smoke=True, out_dir=out / "executed", progress=False)
         print(f"{page}: ran at smoke size in {time.perf_counter() - start:.0f} s", flush=True)
     toc = {"format": "jb-book", "root": docname(name),
-           "chapters": [{"file": docname(p)} for p in book.pages_of(name)[1:]] + [{"file": "book/bibliography"}]}
+           "chapters": [{"file": docname(p)} for p in book.pages_of(name)[1:]] + [{"file": "book/bibliography"},
+                                                                                   {"file": EXPLORE}]}
     # links to the pages this build leaves out read as their titles (sphinxext); dangling_references() checks
     # that they exist
     sphinx = {"embedbook_executed": str(out / "executed")}
@@ -83,6 +101,13 @@ def build_page(name: str) -> Path:
 def main(name: str, checks: bool = True) -> int:
     """``embedbook page NAME``: build the page, then check it. Returns the exit code."""
     start = time.perf_counter()
+    if name == "explore":
+        html = build_explore()
+        env = {**os.environ, "EMBEDBOOK_HTML": str(html), "EMBEDBOOK_PAGE": EXPLORE}
+        code = subprocess.call([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                                str(book.root() / "tests" / "after_book")], env=env, cwd=book.root()) if checks else 0
+        print(f"explore: {'checked' if checks else 'built'} in {time.perf_counter() - start:.0f} s: {html / EXPLORE}.html")
+        return code
     name = book.resolve(name)
     dangling = dangling_references(name)
     if dangling:

@@ -91,9 +91,10 @@ def _drop_mermaid_module_script(app) -> None:
 
 
 def cjk_characters(html_dir: Path) -> set[str]:
-    """Every CJK character used in the built pages (text, inline SVG and scripts alike)."""
+    """Every CJK character used in the built pages (text, inline SVG and scripts alike), and in the explorer's
+    own texts (``_static/explore.js``; the words of its Chinese table are left to the reader's fonts)."""
     chars: set[str] = set()
-    for page in Path(html_dir).rglob("*.html"):
+    for page in [*Path(html_dir).rglob("*.html"), *Path(html_dir).glob("_static/explore.js")]:
         chars.update(CJK.findall(page.read_text(encoding="utf-8", errors="ignore")))
     return chars
 
@@ -119,6 +120,16 @@ def write_cjk_font(html_dir: Path) -> Path:
 def _write_font(app, exception) -> None:
     if exception is None and app.builder.format == "html":
         write_cjk_font(Path(app.outdir))
+
+
+def _explore_tables(app, exception) -> None:
+    """The tables of the "Explore the space" page (``book/explore.md``) into ``_static/explore``, in a build
+    that holds the page (:mod:`embedbook.book.explore`)."""
+    if exception is None and app.builder.format == "html" and "book/explore" in app.env.found_docs:
+        from embedbook.book import explore
+
+        sizes = explore.export(Path(app.outdir) / "_static" / "explore")
+        logger.info("explorer tables: " + ", ".join(f"{k} {v / 1e6:.1f} MB" for k, v in sizes.items()))
 
 
 # --- two editions --------------------------------------------------------------------------------------
@@ -406,6 +417,7 @@ def setup(app):
     app.connect("env-before-read-docs", _dedupe_registered, priority=999)
     app.connect("html-page-context", _dedupe_page, priority=999)
     app.connect("build-finished", _write_font)
+    app.connect("build-finished", _explore_tables)
     app.add_config_value("embedbook_language", "en", "env")
     app.add_config_value("embedbook_executed", "", "env")  # a one-page build's executed notebooks (embedbook page)
     app.connect("source-read", _edition_source)

@@ -22,7 +22,7 @@ def chapter_pages(base: Path = HTML) -> list[Path]:
     if not base.exists():
         return []
     if PAGE is not None:
-        return [p for p in (base / f"{page}.html" for page in PAGES) if p.exists()]
+        return [p for p in (base / f"{page}.html" for page in PAGES if page.startswith("chapters/")) if p.exists()]
     return sorted(base.glob("chapters/ch[0-9][0-9]_*/[0-9][0-9]_*.html"))
 
 

@@ -422,6 +422,8 @@ def trim_blank_bottom(png: Path) -> None:
 def test_launch_buttons_point_at_the_notebooks():
     """Each chapter page links Colab and Binder to its own notebook in the repository (_config.yml)."""
     chapters = [p for p in pages() if re.match(r"\d\d_", p.name)]
+    if PAGE is not None and not chapters:
+        pytest.skip("a one-page build of a page that is no chapter (make page explore)")
     assert chapters
     for page in chapters:
         html = page.read_text(encoding="utf-8")

@@ -91,6 +91,8 @@ def test_every_claim_has_its_box():
     ids = {box.get("id") for _, box in claim_boxes()}
     from embedbook import book
 
+    if PAGE and not PAGES[0].startswith("chapters/"):
+        pytest.skip("a one-page build of a page that is no chapter (make page explore)")
     chapter = book.chapter_of(Path(PAGES[0]).name) if PAGE else None  # one chapter: its own claims
     wanted = {claims.anchor(c) for c, x in claims.CLAIMS.items() if chapter in (None, x.chapter)}
     assert ids >= wanted, sorted(wanted - ids)
