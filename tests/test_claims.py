@@ -67,16 +67,21 @@ def test_box_shows_words_verdict_and_finding_and_collapses_the_protocol(monkeypa
     head, _, protocol = md.partition("{dropdown} How this was decided")
     assert md.startswith("``````{admonition} Confirmed · C02")
     assert c.quote in head and c.english in head and "What was found." in head and claims.ARTICLE_NAMES[c.article] in head
-    assert "the evidence" not in head and "declared before measuring" not in head
-    assert "the evidence" in protocol and "declared before measuring" in protocol and "Strength of the evidence" in protocol
+    assert "the evidence" not in head and "after measuring" not in head
+    assert "the evidence" in protocol and "revised after measuring" in protocol and "Strength of the evidence" in protocol
 
 
-def test_a_revised_rule_is_never_headed_declared_before_measuring(monkeypatch):
+def test_the_rule_header_comes_from_the_ledger(monkeypatch):
+    from embedbook.book import ledger
+
     v = claims.judge("C02", {"max_diff": 0.0}, lambda outcome: "evidence")
-    r = claims.rule_of("C02")
-    monkeypatch.setitem(claims._RULES, "C02", dataclasses.replace(r, revised="a looser tolerance"))
+    md = claims.verdict_markdown(v)  # the ledger holds the first build's check and today's rule
+    assert "revised after measuring" in md and "declared before measuring" not in md
+    assert "*Version 1* (2026-11-29" in md and "max_diff_matmul" in md  # the first build's code, shown
+    only_today = {**ledger.load(), "C02": ledger.load()["C02"][-1:]}
+    monkeypatch.setattr(ledger, "_LOADED", only_today)
     md = claims.verdict_markdown(v)
-    assert "revised after measuring" in md and "a looser tolerance" in md and "declared before measuring" not in md
+    assert "declared before measuring" in md and "revised after measuring" not in md and "*Version 1*" not in md
 
 
 def test_a_finding_is_at_most_two_short_sentences(monkeypatch):

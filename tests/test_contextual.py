@@ -327,7 +327,7 @@ def test_c46_row_leg_is_an_identity_check():
     v = claims.run("C46", _cost(0.95, 0.55, row_diff=0.3))  # an input layer that read its context
     assert v.verdict == claims.REFUTED and "the word's rows differ between sentences" in v.evidence
     assert "rows that differ between sentences by up to 0.3" in v.evidence
-    assert "Rule, revised after measuring.** It was: a probe on the word's row" in claims.verdict_markdown(v)
+    assert "*Why it last changed:* a probe on the word's row" in claims.verdict_markdown(v)
 
 
 def _calibration(static_paper=0.9999, random_paper=0.0, mean_static=0.9999, mean_random=0.0):

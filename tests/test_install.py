@@ -137,6 +137,7 @@ def test_the_wheel_carries_each_chapters_code_and_not_its_tests(tmp_path):
             assert {folder + "measure.py", folder + "claims.py"} <= set(names), name
     assert not [n for n in names if n.rsplit("/", 1)[-1].startswith("test_") or n.endswith((".ipynb", ".po"))]
     assert "embedbook/resources/gpt2.tiktoken" in names
+    assert "embedbook/chapters/ledger.json" in names  # the claim boxes' rule histories come from it
     assert "embedbook/py.typed" in names  # type checkers read the package's hints (PEP 561)
 
 

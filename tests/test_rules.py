@@ -204,9 +204,8 @@ def test_a_rule_changed_after_measuring_says_so_in_the_box():
 
     v = claims.run("C14", ch05.run_survey())
     box = claims.verdict_markdown(v)
-    assert "Rule, revised after measuring.** It was: 'confirmed' if any surveyed large LM" in box
-    assert "declared before measuring" not in box
-    assert "Rule, declared before measuring" in claims.verdict_markdown(claims.judge("C02", {"max_diff": 0.0}, str))
+    assert "Rule, revised after measuring.**" in box and "declared before measuring" not in box
+    assert "*Why it last changed:* 'confirmed' if any surveyed large LM" in box  # the ledger's note on the change
 
 
 def test_a_literature_record_keeps_its_sources(tmp_path, monkeypatch):
@@ -218,3 +217,56 @@ def test_a_literature_record_keeps_its_sources(tmp_path, monkeypatch):
     record = json.loads(claims.record_verdict(v, smoke=True).read_text(encoding="utf-8"))
     cites = [s["cite"] for s in record["sources"]]
     assert "liu2024mobilellm" in cites and all(s["where"] and s["finding"] for s in record["sources"])
+
+
+# --- the rule ledger -------------------------------------------------------------------------------------
+
+def test_every_rule_in_force_is_in_the_ledger():
+    """A rule changed without a ledger entry fails here: `python tools/ledger.py add` records it, dated."""
+    from pathlib import Path
+
+    from embedbook.book import ledger
+
+    root = Path(__file__).resolve().parents[1]
+    today = ledger.read_tree(root)
+    assert set(today) == set(claims.CLAIMS)
+    missing = ledger.unledgered(today)
+    assert not missing, (f"rules changed without a ledger entry: {missing}; run `python tools/ledger.py add` and "
+                         "commit chapters/ledger.json with the change")
+
+
+def test_a_changed_threshold_or_decision_is_unledgered():
+    """The fingerprint sees a threshold's value, an imported constant's value and the deciding code; it does
+    not see the basis label or the explanation of a change."""
+    from pathlib import Path
+
+    from embedbook.book import ledger
+
+    root = Path(__file__).resolve().parents[1]
+    path = root / "chapters" / "ch02_lookup" / "claims.py"
+    text = path.read_text(encoding="utf-8")
+
+    def read(p):
+        f = root / p
+        return f.read_text(encoding="utf-8") if f.exists() else None
+
+    def fingerprint(source):
+        return ledger.declarations(source, read)["C02"]["fingerprint"]
+
+    today = fingerprint(text)
+    assert today in {v["fingerprint"] for v in ledger.load()["C02"]}
+    assert '"rounding": 1e-6' in text and 'f["max_diff"] == 0.0' in text
+    assert fingerprint(text.replace('"rounding": 1e-6', '"rounding": 1e-5')) != today
+    assert fingerprint(text.replace('f["max_diff"] == 0.0', 'f["max_diff"] <= 0.0')) != today
+    assert fingerprint(text.replace("basis=claims.ARITHMETIC", "basis=claims.MEASURED")) == today
+
+
+def test_an_earlier_rule_is_replayed_on_todays_figures():
+    from embedbook.book import ledger
+
+    entry = {"era": "rule", "declared": {"inputs": "{'x': 'a figure'}", "thresholds": "{'line': 0.5}"},
+             "decide": "def decide(f, t):\n    return CONFIRMED if f['x'] > t['line'] else REFUTED"}
+    assert ledger.replay(entry, {"x": 0.7}) == claims.CONFIRMED
+    assert ledger.replay(entry, {"x": 0.2}) == claims.REFUTED
+    assert ledger.replay(entry, {"y": 0.7}) is None  # reads a figure today's check does not measure
+    assert ledger.replay({**entry, "era": "check"}, {"x": 0.7}) is None

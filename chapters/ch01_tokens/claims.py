@@ -61,8 +61,6 @@ claims.declare(
         CORRECTED: {"merged_share_max": 0.08, "en_split_share": 0.12, "en_23_share": 0.3},
         CONFIRMED: {"merged_share_max": 0.45, "en_split_share": 0.12, "en_23_share": 0.9},
     },
-    revised="corrected when even the multilingual BPE splits 5 % or more of the characters into byte tokens; revised "
-    "after an external audit of the first build showed the article's preceding sentence already states that case",
 )
 def _c33(f, t):
     if f["merged_share_max"] < t["occurs"] or f["en_split_share"] < t["occurs"]:
@@ -187,9 +185,6 @@ _C31_ALL_TRAINED = claims.Source("land2024magikarp", "hypothetical: no under-tra
     },
     literature=C31_LITERATURE,
     counted=C31_COUNTED,
-    revised="after an external audit of the first build: GPT-2's round-trip over frequent words, MiniLM "
-    "WordPiece's [UNK] share (above 0.001 corrected) and GPT-2's fragment share over frequent words (0.1 or more "
-    "corrected) decided; since a later review it counts the under-trained-token figure from the cited source (it was a typed 1)",
 )
 def _c31(f, t):
     if f["bpe_failures"] > 0:

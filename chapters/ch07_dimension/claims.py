@@ -81,8 +81,6 @@ def _sign(lo: float, hi: float, n: int) -> int:
                        "small_ci_lo": -0.03, "small_ci_hi": 0.06},
     },
     full_size_only=True,
-    revised="the largest width decided too: 'confirmed' needed it to lose to a middle width, and a "
-    "widest-is-best result gave 'confirmed with a correction'. Revised in a later review, after the full-size sweep had run",
 )
 def _c17(f, t):
     if f["n_seeds"] < t["seeds_min"] or not f["all_plateau"] or f["margin"] < t["margin_min"]:
@@ -197,8 +195,6 @@ def check_c17(r: Sweep) -> claims.Verdict:
 @claims.rule(
     "C18",
     basis=claims.ARITHMETIC,
-    revised="the projections' share of a layer at the single length n = 2,048 (d = 4,096); revised after an "
-    "external audit of the first build to read every published training context length of the book's table",
     quantity="FLOPs of self-attention counted by torch's FlopCounterMode: exponents of the score-and-mix part "
     "(QKᵀ and AV, what Vaswani et al. 2017, Table 1, count per layer) fitted over the sequence length n and the "
     "width d; then, by the formula 8nd² + 4n²d that the counts confirm, the share of the Q, K, V and output "
@@ -348,8 +344,6 @@ def _c42_named(*names: str) -> tuple[claims.Source, ...]:
     },
     literature=C42_LITERATURE,
     counted=C42_COUNTED,
-    revised="the same conditions on a share typed from the widths collected; since a later review it counts the widths from "
-    "their sources, thresholds and conditions unchanged",
 )
 def _c42(f, t):
     n = f["n_in"] + f["n_out"]

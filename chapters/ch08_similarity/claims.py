@@ -118,8 +118,6 @@ def check_c40(r: Norms) -> claims.Verdict:
 @claims.rule(
     "C41",
     basis=claims.MEASURED,
-    revised="decided against a cosine that keeps its row lengths (count ratio ≥ 1.5 to confirm, which that "
-    "comparator reaches only for d ≤ 4); before that, against the per-call cosine without the neighbour-list check",
     quantity="top-k cosine retrieval over all rows of GloVe (400,000 × 50), one query per call: whether the "
     "normalised-then-dot route returns the same top-k lists as cosine computed per call (both inputs normalised on "
     "every call, as scikit-learn's cosine_similarity does) and how far their scores differ; the arithmetic operations "

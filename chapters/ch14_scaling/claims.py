@@ -143,9 +143,6 @@ _C25_OUTSIDE = c25_perplexity_source(16.2, 14.9, "hypothetical table")  # 8.0% l
     literature=C25_LITERATURE,
     counted=C25_COUNTED,
     basis=claims.LITERATURE,
-    revised="the 3–5% part decided by the paper's wording: 'confirmed' if it stated the figure, else 'corrected', "
-    "which it gave; changed in a later review after an external audit to the reported perplexities at equal inference "
-    "FLOPs, 'inconclusive' when none are found",
 )
 def _c25(f, t):
     if not (f["offloaded"] and f["fixed_accelerator"]):
@@ -324,9 +321,6 @@ _C26_LOSS = claims.Source("baevski2019adaptive", "hypothetical: adaptive input e
     },
     literature=C26_LITERATURE,
     counted=C26_COUNTED,
-    revised="'without loss' was a typed flag (1), and a 0 would have refuted; since a later review it counts the cited findings "
-    "and gives 'inconclusive' when there are none or they disagree (before that, after the first build's audit: "
-    "'corrected' when the miniature's adaptive input lost to the full table)",
     full_size_only=True,
 )
 def _c26(f, t):

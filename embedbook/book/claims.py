@@ -231,7 +231,6 @@ class Rule:
     basis: str = ""
     full_size_only: bool = False
     timed: bool = False
-    revised: str = ""  # if the rule was changed after its figures were seen: what it was before
     # A literature rule: the sources it is decided from, and which of its inputs are counted from them
     # (figure → tag, or → (tag, stance)); judge() counts them, a check never types them.
     literature: Literature | None = None
@@ -662,6 +661,58 @@ def first_sentences(text: str, n: int = 2) -> str:
     return " ".join(parts[:n])
 
 
+def _fields() -> dict[str, Any]:
+    """What changed between two rule versions, in words: a ledger field → its name in the box."""
+    return {"form": _("its form (a check's code became a declared rule)"), "quantity": _("the quantity"),
+            "inputs": _("the figures read"), "outcomes": _("the outcomes"), "thresholds": _("the thresholds"),
+            "seeds": _("the seeds"), "decide": _("the deciding code"),
+            "counted": _("what is counted from the sources"), "full_size_only": _("the smoke-size agreement"),
+            "replication": _("the held-out replication")}
+
+
+def _version_code(entry: Mapping[str, Any]) -> str:
+    thresholds = entry["declared"].get("thresholds")
+    head = f"# thresholds: {thresholds}\n" if thresholds else ""
+    return f"```python\n{head}{entry['decide']}\n```"
+
+
+def history_markdown(r: Rule, v: Verdict) -> list[str]:
+    """The rule's header and history for the box, from the rule ledger (:mod:`embedbook.book.ledger`), never
+    typed: "declared before measuring" when the ledger holds one version, else "revised after measuring" with
+    every earlier version, what changed, and the verdict it gives on today's figures."""
+    import inspect
+
+    from embedbook.book import ledger
+
+    versions = ledger.versions(r.claim_id, _fingerprint(r))
+    if len(versions) == 1:
+        return [_("**Rule, declared before measuring** (the rule ledger holds this one version, of {date}).").format(
+            date=versions[0]["date"]) + f"\n{r.markdown()}"]
+    parts = [_("**Rule, revised after measuring.** The rule ledger holds {n} versions of this rule, the first of "
+               "{first}, this one of {last}; each earlier version follows, with the verdict it gives on today's "
+               "figures.").format(n=len(versions), first=versions[0]["date"], last=versions[-1]["date"])
+             + f"\n\n{r.markdown()}"]
+    if versions[-1].get("why"):
+        parts.append(_("*Why it last changed:* {why}.").format(why=tr(versions[-1]["why"]).rstrip("。.")))
+    for i, (old, new) in enumerate(zip(versions, versions[1:]), start=1):
+        replayed = ledger.replay(old, v.figures)
+        today = (_("on today's figures it gives **{verdict}**.").format(verdict=verdict_word(replayed))
+                 if replayed is not None else
+                 _("it cannot be replayed on today's figures (it decided inside its check, on figures no record "
+                   "keeps).") if old["era"] == "check" else
+                 _("it cannot be replayed on today's figures (it reads figures today's check does not measure)."))
+        first = (_(" When first measured it gave **{verdict}**.").format(verdict=verdict_word(old["first_verdict"]))
+                 if old.get("first_verdict") else "")
+        names = _fields()
+        changed = ", ".join(str(names[k]) if k in names else f"`{k}`" for k in ledger.changes(old, new))
+        when = (_("{date}, commit `{commit}`").format(date=old["date"], commit=old["commit"][:7]) if old["commit"]
+                else old["date"])  # an entry added by `tools/ledger.py add` has its commit after the next rebuild
+        parts.append(_("*Version {i}* ({when}): {today}{first} Changed next: {changed}.").format(
+            i=i, when=when, today=today, first=first, changed=changed)
+            + "\n\n" + _version_code(old))
+    return parts
+
+
 def protocol_markdown(v: Verdict, lang: str | None = None) -> str:
     """How verdict ``v`` was decided, for the box's collapsed part: the claim as the register reads it,
     the rule (declared before measuring, or revised after, with what it was), the evidence, its strength
@@ -672,11 +723,7 @@ def protocol_markdown(v: Verdict, lang: str | None = None) -> str:
     with i18n.language(lang):
         parts = [_("**The claim as the register reads it.** {text}").format(text=tr(c.paraphrase))]
         if r is not None:
-            if r.revised:
-                parts.append(_("**Rule, revised after measuring.** It was: {old}").format(old=tr(r.revised))
-                             + f"\n\n{r.markdown()}")
-            else:
-                parts.append(_("**Rule, declared before measuring.**") + f"\n{r.markdown()}")
+            parts += history_markdown(r, v)
         basis = _(" *Basis:* {words}.").format(words=basis_words(r.basis)) if r is not None else ""
         parts.append(_("**Evidence.**") + f"{basis} {v.text('evidence')}")
         if v.strength:
@@ -747,6 +794,14 @@ def _plain(value: Any) -> Any:
     return str(value)
 
 
+def _fingerprint(rule: Rule | None) -> str | None:
+    import inspect
+
+    from embedbook.book import ledger
+
+    return ledger.current(rule.claim_id, inspect.getsourcefile(rule.decide))["fingerprint"] if rule else None
+
+
 def record_verdict(v: Verdict, smoke: bool) -> Path | None:
     """Write verdict ``v`` to the verdict store, atomically (two executions may write at once)."""
     store = verdict_store(smoke)
@@ -765,6 +820,7 @@ def record_verdict(v: Verdict, smoke: bool) -> Path | None:
         "chapter": c.chapter,
         "size": "smoke" if smoke else "full",
         "basis": rule.basis if rule else None,
+        "fingerprint": _fingerprint(rule),  # the rule ledger's name for the rule that decided
         "chapter_sha256": book.chapter_digest(c.chapter),
         "sources": [{"cite": s.cite, "finding": s.finding, "where": s.where}
                     for s in (rule.literature.sources if rule and rule.literature else ())],

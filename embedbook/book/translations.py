@@ -61,8 +61,8 @@ def module_units(path: Path) -> list[tuple[str, str]]:
 
 def claim_units(chapter: str) -> list[tuple[str, str]]:
     """The declared words of the claims a chapter settles: paraphrase, the rule's quantity, outcomes and
-    revision, and a literature rule's sources and strongest evidence against."""
-    from embedbook.book import claims
+    the explanations of its changes in the rule ledger, and a literature rule's sources and strongest evidence against."""
+    from embedbook.book import claims, ledger
 
     out = []
     for cid, c in claims.CLAIMS.items():
@@ -73,8 +73,7 @@ def claim_units(chapter: str) -> list[tuple[str, str]]:
         if r is None:
             continue
         out += [(r.quantity, "declared")] + [(cond, "declared") for cond in r.outcomes.values()]
-        if r.revised:
-            out.append((r.revised, "declared"))
+        out += [(v["why"], "declared") for v in ledger.load().get(cid, []) if v.get("why")]
         if r.literature is not None:
             for s in r.literature.sources:
                 out += [(s.finding, "declared"), (s.where, "declared")]
