@@ -282,18 +282,26 @@ def summary_line(module, name: str) -> str:
     return doc.strip().split("\n")[0] or f"a constant ({type(obj).__name__}); its value is below"
 
 
+def _page_label(doc: str) -> str:
+    """A chapter page's short name in the API table: ``04`` for its lesson, ``04 audit`` for its audit."""
+    stem = doc.rsplit("/", 1)[-1]
+    return f"{stem[:2]} audit" if stem.endswith("_audit") else stem[:2]
+
+
 def chapters_using(topic: str, root: Path) -> dict[str, set[str]]:
-    """name → chapters whose notebook or modules (``measure.py``, ``claims.py``) use ``embedbook.<topic>.<name>``."""
+    """name → the chapter pages (``chapters/ch04_tying/04_audit``) whose notebook or modules (``measure.py``,
+    ``claims.py``) use ``embedbook.<topic>.<name>``."""
     import json
 
     used: dict[str, set[str]] = {}
     sources = {}
     for nb in sorted((root / "chapters").glob("ch[0-9][0-9]_*/[0-9][0-9]_*.ipynb")):
         cells = json.loads(nb.read_text(encoding="utf-8"))["cells"]
-        sources[nb.stem] = "\n".join("".join(c["source"]) for c in cells if c["cell_type"] == "code")
+        doc = nb.relative_to(root).with_suffix("").as_posix()
+        sources[doc] = "\n".join("".join(c["source"]) for c in cells if c["cell_type"] == "code")
         for module in sorted(nb.parent.glob("*.py")):
             if not module.name.startswith("test_"):
-                sources[nb.stem] += "\n" + module.read_text(encoding="utf-8")
+                sources[doc] += "\n" + module.read_text(encoding="utf-8")
     for chapter, src in sources.items():
         aliases = {topic}
         aliases |= set(re.findall(rf"from embedbook import (?:[\w ,]*,\s*)?{topic} as (\w+)", src))
@@ -331,7 +339,7 @@ def _api_directive():
             for name in public_names(module):
                 obj = getattr(module, name)
                 doc = summary_line(module, name)
-                links = ", ".join(f":doc:`{ch[:2]} </chapters/ch{ch}/{ch}>`" for ch in sorted(used.get(name, ())))
+                links = ", ".join(f":doc:`{_page_label(doc)} </{doc}>`" for doc in sorted(used.get(name, ())))
                 rows += [f"   * - :py:obj:`{name} <embedbook.{topic}.{name}>`", f"     - {doc}", f"     - {links or '—'}"]
                 if callable(obj):
                     kind = "autoclass" if inspect.isclass(obj) else "autofunction"
