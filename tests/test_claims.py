@@ -114,3 +114,31 @@ def test_every_check_writes_its_finding():
                     and not any(k.arg == "finding" for k in node.keywords)):
                 missing.append(f"{path.name}:{node.lineno}")
     assert not missing, f"claims.judge without finding= at {missing}"
+
+
+def test_a_held_out_set_that_disagrees_makes_the_verdict_inconclusive(monkeypatch):
+    monkeypatch.setenv("EMBEDBOOK_LANGS", "en")
+    r = claims.rule_of("C34")
+    assert r.replication  # declared with the rule
+    first = claims.judge("C34", {"adjacent_ratio": 1.0, "spearman": 0.2}, lambda o: "ev.", finding=lambda o: "found.")
+    same = claims.judge("C34", {"adjacent_ratio": 1.0, "spearman": 0.15}, lambda o: "ev.", finding=lambda o: "found.")
+    other = claims.judge("C34", {"adjacent_ratio": 1.0, "spearman": 0.05}, lambda o: "ev.", finding=lambda o: "found.")
+    kept = claims.replicated(first, same, r)
+    assert kept.verdict == claims.CORRECTED and kept.replication["verdict"] == claims.CORRECTED
+    assert "gives the same verdict" in kept.evidence and kept.finding == "found."
+    lost = claims.replicated(first, other, r)
+    assert lost.verdict == claims.INCONCLUSIVE and lost.replication["figures"]["spearman"] == 0.05
+    assert "gives confirmed, not confirmed with a correction" in lost.evidence and "nothing is decided" in lost.finding
+    assert "**Held-out replication**" in claims.protocol_markdown(lost, "en")
+    record = {"figures": lost.figures, "verdict": lost.verdict, "replication": lost.replication}
+    assert claims._follows_from_figures("C34", record)  # the record's verdict follows from both sets of figures
+    assert not claims._follows_from_figures("C34", {**record, "verdict": claims.CORRECTED})
+    assert not claims._follows_from_figures("C34", {**record, "replication": None})
+
+
+def test_a_declared_replication_needs_its_held_out_measurement():
+    claims.check_of("C34")
+    with pytest.raises(ValueError, match="held_out"):
+        claims.run("C34", object())  # refused before the check's figures are trusted alone
+    with pytest.raises(ValueError, match="declares no held-out replication"):
+        claims.run("C02", {"max_diff": 0.0}, held_out={"max_diff": 0.0})

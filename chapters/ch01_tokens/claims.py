@@ -342,6 +342,7 @@ def check_c32(r: VocabSweep) -> claims.Verdict:
         "spearman": "Spearman ρ of |id_i − id_j| and cosine distance",
     },
     thresholds={"closer": 0.95, "negligible": 0.1},
+    replication="the next list of frequent English words, as long as the first, with pair seed 1",
     outcomes={
         REFUTED: "id neighbours are closer in meaning than random pairs (ratio below `closer`)",
         CORRECTED: "they are not, but id distance and meaning distance still correlate (|ρ| at least `negligible`)",

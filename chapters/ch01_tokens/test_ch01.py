@@ -70,7 +70,8 @@ def test_chapter01_headlines_cover_every_outcome():
 
     for cid, table in ch01.HEADLINES.items():
         rule = claims.rule_of(cid)
-        assert set(table) == set(rule.outcomes), cid
+        held_out = {claims.INCONCLUSIVE} if rule.replication else set()  # a held-out list that disagrees
+        assert set(table) == set(rule.outcomes) | held_out, cid
         for outcome, figures in rule.examples.items():
             assert ch01.headline(claims.Verdict(cid, outcome, "", dict(figures)))
 

@@ -217,6 +217,9 @@ class Rule:
             otherwise a test checks that the smoke and full verdicts agree.
         timed: True when a figure comes from wall-clock timing (``tests/test_load.py`` then checks
             that a busy machine gives the same verdict).
+        replication: the held-out set the verdict is re-decided on, declared with the rule (other seeds;
+            another sample, word list or vocabulary cut). :func:`run` then needs ``held_out=``; where the two
+            verdicts disagree the claim is "inconclusive here".
         decide: ``(figures, thresholds) -> verdict``.
     """
 
@@ -231,6 +234,7 @@ class Rule:
     basis: str = ""
     full_size_only: bool = False
     timed: bool = False
+    replication: str = ""
     # A literature rule: the sources it is decided from, and which of its inputs are counted from them
     # (figure → tag, or → (tag, stance)); judge() counts them, a check never types them.
     literature: Literature | None = None
@@ -262,6 +266,9 @@ class Rule:
             lines.append(_("*Basis:* {line}").format(line=basis_line(self.basis)))
             if self.seeds > 1:
                 lines.append(_("*Seeds:* {n}.").format(n=self.seeds))
+            if self.replication:
+                lines.append(_("*Held-out replication:* {held_out}; where its verdict differs, inconclusive here.").format(
+                    held_out=tr(self.replication)))
             lines.append(_("*Outcomes:*"))
             lines += [_("- **{verdict}** if {condition}").format(verdict=verdict_word(v), condition=tr(cond))
                       for v, cond in self.outcomes.items()]
@@ -548,6 +555,8 @@ class Verdict:
     # the same three texts in every language the run writes: {"zh": {"evidence": ..., "finding": ...,
     # "strength": ...}}, written by judge() from the same figures
     texts: dict[str, dict[str, str]] = field(default_factory=dict)
+    # the verdict re-decided on the rule's held-out set: {"held_out", "verdict", "figures"} (see run())
+    replication: dict[str, Any] | None = None
 
     def msg(self, part: str) -> i18n.Msg:
         """``evidence``, ``finding`` or ``strength`` as a message in both languages (to glue it)."""
@@ -624,15 +633,50 @@ def check_of(cid: str) -> Callable[[Any], Verdict] | None:
     return _CHECKS.get(cid)
 
 
-def run(cid: str, result: Any) -> Verdict:
-    """Run claim ``cid``'s check on ``result`` (its chapter's measurement) and return the verdict."""
+def run(cid: str, result: Any, held_out: Any = None) -> Verdict:
+    """Run claim ``cid``'s check on ``result`` (its chapter's measurement) and return the verdict.
+
+    A rule that declares a ``replication`` needs ``held_out``, the same measurement on that held-out set: the
+    check runs on it too, the verdict carries both, and where they disagree it is "inconclusive here"."""
     fn = check_of(cid)
     if fn is None:
         raise LookupError(f"claim {cid} has no check yet (expected in {claims_module(cid)})")
+    r = rule_of(cid)
+    declared = r is not None and bool(r.replication)
+    if declared and held_out is None:
+        raise ValueError(f"{cid}'s rule declares a held-out replication ({r.replication}); pass its measurement: "
+                         f"claims.run({cid!r}, result, held_out=...)")
+    if not declared and held_out is not None:
+        raise ValueError(f"{cid}'s rule declares no held-out replication; declare replication= on it before "
+                         "passing held_out")
     v = fn(result)
     if not isinstance(v, Verdict) or v.claim_id != cid:
         raise TypeError(f"the check for {cid} must return a Verdict for {cid}, got {v!r}")
-    return v
+    return replicated(v, fn(held_out), r) if declared else v
+
+
+def replicated(v: Verdict, again: Verdict, r: Rule) -> Verdict:
+    """``v`` with its held-out re-decision ``again``: both recorded; "inconclusive here" where they differ."""
+    agree = again.verdict == v.verdict
+    texts = {}
+    for lang in dict.fromkeys(("en",) + tuple(v.texts)):
+        with i18n.language(lang):
+            said = (_("On the held-out set ({held_out}) the same rule gives the same verdict.") if agree else
+                    _("On the held-out set ({held_out}) the same rule gives {again}, not {first}: the two disagree, "
+                      "so nothing is decided here.")).format(
+                held_out=tr(r.replication), again=verdict_word(again.verdict), first=verdict_word(v.verdict))
+            short = _("On the held-out set the same rule gives {again}: the two disagree, so nothing is decided "
+                      "here.").format(again=verdict_word(again.verdict))
+            base = {"evidence": v.evidence, "finding": v.finding, "strength": v.strength} if lang == "en" else \
+                dict(v.texts[lang])
+            gap = " " if lang == "en" else ""  # Chinese sentences join without a space
+            both = f"{base['finding']}{gap}{short}"
+            finding = base["finding"] if agree else both if len(both.split()) <= FINDING_WORDS else str(short)
+            texts[lang] = {**base, "evidence": f"{base['evidence']}{gap}{said}", "finding": finding}
+    en = texts.pop("en")
+    record = {"held_out": r.replication, "verdict": again.verdict, "figures": dict(again.figures)}
+    return dataclasses.replace(v, verdict=v.verdict if agree else INCONCLUSIVE, evidence=en["evidence"],
+                               finding=en["finding"], texts=texts, replication=record)
 
 
 _STYLE = {CONFIRMED: "tip", CORRECTED: "note", REFUTED: "danger", INCONCLUSIVE: "caution", NOT_HERE: "warning",
@@ -726,6 +770,11 @@ def protocol_markdown(v: Verdict, lang: str | None = None) -> str:
             parts += history_markdown(r, v)
         basis = _(" *Basis:* {words}.").format(words=basis_words(r.basis)) if r is not None else ""
         parts.append(_("**Evidence.**") + f"{basis} {v.text('evidence')}")
+        if v.replication:
+            figures = ", ".join(f"`{k}` = {_fmt(x)}" for k, x in v.replication["figures"].items()
+                                if r is None or k in r.inputs)
+            parts.append(_("**Held-out replication** ({held_out}): the rule gives **{verdict}** on {figures}.").format(
+                held_out=tr(v.replication["held_out"]), verdict=verdict_word(v.replication["verdict"]), figures=figures))
         if v.strength:
             parts.append(_("**Strength of the evidence.** {text}").format(text=v.text("strength")))
         if r is not None and r.literature is not None:
@@ -817,6 +866,8 @@ def record_verdict(v: Verdict, smoke: bool) -> Path | None:
         "finding": v.finding or first_sentences(v.evidence),
         "texts": v.texts,  # the same evidence, finding and strength in the other languages
         "figures": {k: _plain(x) for k, x in v.figures.items()},
+        "replication": ({**v.replication, "figures": {k: _plain(x) for k, x in v.replication["figures"].items()}}
+                        if v.replication else None),
         "chapter": c.chapter,
         "size": "smoke" if smoke else "full",
         "basis": rule.basis if rule else None,
@@ -838,7 +889,13 @@ def _follows_from_figures(cid: str, record: Mapping[str, Any]) -> bool:
     if rule is None:
         return False
     try:
-        return rule(record["figures"]) == record["verdict"]
+        verdict = rule(record["figures"])
+        again = record.get("replication")
+        if rule.replication:  # a verdict the held-out set does not repeat is "inconclusive here"
+            if not again:
+                return False
+            verdict = verdict if rule(again["figures"]) == verdict else INCONCLUSIVE
+        return verdict == record["verdict"]
     except (KeyError, ValueError, TypeError):  # figures the current rule no longer reads
         return False
 

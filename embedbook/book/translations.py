@@ -73,6 +73,8 @@ def claim_units(chapter: str) -> list[tuple[str, str]]:
         if r is None:
             continue
         out += [(r.quantity, "declared")] + [(cond, "declared") for cond in r.outcomes.values()]
+        if r.replication:
+            out.append((r.replication, "declared"))
         out += [(v["why"], "declared") for v in ledger.load().get(cid, []) if v.get("why")]
         if r.literature is not None:
             for s in r.literature.sources:
