@@ -187,12 +187,13 @@
     }
     return prev[b.length];
   }
-  function suggestions(tab, w, n) {  // close spellings first, then words that contain it, most frequent first
+  function suggestions(tab, w, n) {  // close spellings first, then words that hold it or that it holds (苹果树林:
+    // 苹果, 树林), most frequent first
     var scored = [], most = w.length > 4 ? 2 : 1;
     for (var i = 0; i < tab.n; i++) {
       var x = tab.words[i], e = edit(w, x, most);
       if (e <= most) scored.push([e, i]);
-      else if (w.length > 1 && x.indexOf(w) >= 0) scored.push([most + 1, i]);
+      else if ((w.length > 1 && x.indexOf(w) >= 0) || (x.length > 1 && w.indexOf(x) >= 0)) scored.push([most + 1, i]);
     }
     scored.sort(function (p, q) { return p[0] - q[0] || p[1] - q[1]; });
     return scored.slice(0, n).map(function (p) { return tab.words[p[1]]; });
