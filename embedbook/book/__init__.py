@@ -19,10 +19,15 @@ import math
 import os
 import re
 import time
+import warnings
 from pathlib import Path
 from typing import Any
 
 import yaml
+
+# tqdm's notebook bar needs ipywidgets; where it is absent (Colab without it, a plain kernel) tqdm falls back to
+# a text bar and warns on stderr, a warning the reader did not cause. Every chapter imports this module first.
+warnings.filterwarnings("ignore", message="IProgress not found")
 
 KERNEL = "python3"
 CELL_TIMEOUT = 900  # seconds for any one cell: a hang fails loudly instead of stalling CI
