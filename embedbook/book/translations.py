@@ -29,7 +29,7 @@ from embedbook.book import i18n
 
 BOOK = "book"  # the catalog of everything that is not a chapter
 PAGES = ("book/intro.md", "book/bibliography.md", "book/glossary.md", "book/api/index.md", "book/claims.ipynb",
-         "book/status.ipynb", "book/using.ipynb")
+         "book/status.ipynb", "book/using.ipynb", "book/explore.md")
 MODULES = ("embedbook/book/claims.py", "embedbook/book/__init__.py", "embedbook/book/i18n.py",
            "embedbook/book/sphinxext.py")
 
