@@ -632,6 +632,7 @@ def _join(words: list[str]) -> str:
     },
     thresholds={"min_gain": 0.02, "margin": MARGIN, "min_seeds": 3},
     seeds=3,
+    replication="as many seeds again, numbered after the declared ones (seeds 3–5 at full size)",
     outcomes={
         INCONCLUSIVE: "fewer than min_seeds seeds, a run without a plateau or less than `margin` nats below the unigram "
         "baseline, or a gain inside the seed spread (the seeds disagree on its sign) or smaller than min_gain",

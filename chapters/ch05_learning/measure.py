@@ -437,11 +437,13 @@ class LrStudy(Result):
 def run_lr_study(sentences: list[list[str]] | None = None, *, vocab_size: int, d: int, context: int = 32,
                  batch_size: int = 16, lr: float = 3e-3, mult: float, seeds: tuple[int, ...],
                  max_steps: int, eval_every: int = 20, patience: int = 4, min_delta: float = 1e-3,
-                 rare_max: int = 10, sgd_lr: float = SGD_LR, device: str | torch.device = "cpu") -> LrStudy:
+                 rare_max: int = 10, sgd_lr: float = SGD_LR, other_arms: bool = True,
+                 device: str | torch.device = "cpu") -> LrStudy:
     """Train one untied one-layer TinyLM per (multiplier, seed) on ``sentences`` (default: the Lee corpus) to a
     plateau, scoring the whole validation split; record per-position losses and, for the 1× runs, how far
-    each token's row moved from its initial value. Then train the other arms of :data:`C15_ARMS` (1×, same
-    protocol; SGD at ``sgd_lr``) and record the same for them."""
+    each token's row moved from its initial value. Then, unless ``other_arms`` is False (C16's held-out seeds
+    need only the two multipliers), train the other arms of :data:`C15_ARMS` (1×, same protocol; SGD at
+    ``sgd_lr``) and record the same for them."""
     sentences = data.lee_corpus() if sentences is None else sentences
     vocab = lm.Vocab.build(sentences, vocab_size)
     train_ids, val_ids = lm.split_ids(vocab.encode(sentences))
@@ -472,7 +474,7 @@ def run_lr_study(sentences: list[list[str]] | None = None, *, vocab_size: int, d
                 _record_arm(out.drift_arms[0], h, start, model)
         out.best_val.append(best), out.best_step.append(steps), out.plateau.append(plat)
         out.rare_loss.append(rare), out.curves.append(curves)
-    for key, opt, init in C15_ARMS[1:]:
+    for key, opt, init in C15_ARMS[1:] if other_arms else ():
         arm = DriftArm(key, opt, init, sgd_lr if opt == "sgd" else lr)
         for s in seeds:
             torch.manual_seed(s)
