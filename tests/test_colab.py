@@ -8,6 +8,7 @@ import pytest
 from IPython.core.inputtransformer2 import TransformerManager
 
 from embedbook import book
+from embedbook.book import reader
 
 
 def first_code_cell(name):
@@ -43,7 +44,9 @@ def test_colab_cell_does_nothing_elsewhere(name, monkeypatch):
 def test_colab_cell_installs_on_colab(name, monkeypatch):
     calls = run_cell(first_code_cell(name), on_colab=True, monkeypatch=monkeypatch)
     assert [c[0] for c in calls] == ["pip"]
-    assert "embedbook[book] @ git+" in calls[0][1]
+    # the extras a chapter imports, not [book] (Sphinx, jupyter-book, papermill: the build's), from the one URL
+    assert f"embedbook[{reader.EXTRAS}] @ git+{reader.repository_url()}" in calls[0][1]
+    assert first_code_cell(name) == reader.install_cell_source()
 
 
 @pytest.mark.parametrize("name", book.notebooks())

@@ -223,8 +223,92 @@ def _edition_source(app, docname, source) -> None:
                 elif cell.cell_type == "code" and not i18n.HIDDEN & set(cell.metadata.get("tags", [])):
                     cell.source = i18n.translate_comments(cell.source, translate)
         source[0] = nbformat.writes(nb)
+        _write_reader(app, docname, nb, lang)
     elif path.suffix == ".md" and lang == "zh":
         source[0] = i18n.translate_markdown(source[0], _translator(docname))
+
+
+def _page_title(app, docname: str, target: str, lang: str) -> str:
+    """A ``{doc}`` target's title as its page shows it (its first heading), for a reader notebook's link."""
+    import json
+
+    from embedbook.book import i18n
+
+    base = Path(app.srcdir)
+    path = (base / target.lstrip("/")) if target.startswith("/") else (base / Path(docname).parent / target)
+    for suffix in (".ipynb", ".md"):
+        file = path.with_suffix(suffix)
+        if not file.exists():
+            continue
+        text = file.read_text(encoding="utf-8")
+        if suffix == ".ipynb":  # the cell that holds the title, translated as the catalog has it (a whole unit)
+            text = next(("".join(c["source"]) for c in json.loads(text)["cells"]
+                         if c["cell_type"] == "markdown" and "".join(c["source"]).lstrip().startswith("# ")), "")
+        if lang == "zh":
+            catalog = i18n.catalog()
+            text = i18n.translate_markdown(text, lambda unit: catalog.get(unit, unit))
+        heading = next((line[2:].strip() for line in text.splitlines() if line.startswith("# ")), None)
+        if heading:
+            return heading
+    return Path(target).name
+
+
+def _write_reader(app, docname: str, nb, lang: str) -> None:
+    """The page's reader notebook (CommonMark, its glued values written in: :mod:`embedbook.book.reader`) into
+    ``_notebooks/`` of this edition; :func:`_reader_sources` puts it where the download button points."""
+    from embedbook import book
+    from embedbook.book import claims, reader
+
+    said = None
+    if "{articles-said}" in "".join(c.source for c in nb.cells if c.cell_type == "markdown"):
+        try:
+            chapter = book.chapter_of(Path(docname).name)
+            said = claims.articles_said_markdown(chapter, claims.chapter_records(chapter, bool(
+                app.config.embedbook_executed)), lang)
+        except Exception as error:  # noqa: BLE001 - the notebook then links the page's table instead
+            logger.warning(f"{docname}: the reader notebook links the claims table instead of copying it: {error}")
+    try:
+        reader.write(nb, docname, lang, Path(app.outdir),
+                     title=lambda target: _page_title(app, docname, target, lang), articles_said=said)
+    except LookupError as error:
+        logger.warning(f"no reader notebook: {error}")
+
+
+def _reader_sources(app, exception) -> None:
+    """The download button offers ``_sources/<page>.ipynb``: the reader notebook, not the book's MyST source."""
+    import shutil
+
+    from embedbook.book import reader
+
+    if exception is not None or app.builder.format != "html":
+        return
+    folder = Path(app.outdir) / reader.NOTEBOOK_DIR
+    for made in folder.rglob("*.ipynb") if folder.exists() else []:
+        target = Path(app.outdir) / "_sources" / made.relative_to(folder)
+        if target.exists():
+            shutil.copyfile(made, target)
+
+
+def _colab_button(app, pagename, templatename, context, doctree) -> None:
+    """The theme's Colab button opens the page's reader notebook (:func:`embedbook.book.reader.colab_url`), and
+    only on a page that runs on Colab (:func:`embedbook.book.reader.runs_on_colab`)."""
+    from embedbook.book import reader
+
+    buttons = context.get("header_buttons")
+    if not buttons:
+        return
+    path = Path(app.env.doc2path(pagename)) if pagename in app.env.all_docs else None
+    source = path.read_text(encoding="utf-8") if path and path.suffix == ".ipynb" else ""
+    keep = reader.runs_on_colab(pagename, source)
+    for group in [b for b in buttons if b.get("label") == "launch-buttons"]:
+        for button in list(group["buttons"]):
+            if button.get("text") == "Colab":
+                if keep:
+                    button["url"] = reader.colab_url(pagename, app.config.embedbook_language, Path(app.srcdir))
+                else:
+                    group["buttons"].remove(button)
+        if not group["buttons"]:
+            buttons.remove(group)
 
 
 def other_edition(pagename: str, lang: str) -> str:
@@ -426,10 +510,13 @@ def setup(app):
     app.connect("html-page-context", _dedupe_page, priority=999)
     app.connect("build-finished", _write_font)
     app.connect("build-finished", _explore_tables)
+    app.connect("build-finished", _reader_sources)
     app.add_config_value("embedbook_language", "en", "env")
     app.add_config_value("embedbook_executed", "", "env")  # a one-page build's executed notebooks (embedbook page)
     app.connect("source-read", _edition_source)
     app.connect("html-page-context", _language_button, priority=600)  # after the theme's own buttons
+    app.connect("html-page-context", _colab_button, priority=550)  # after the theme's launch buttons (501)
+    app.add_config_value("embedbook_pages_branch", "gh-pages", "env")  # where the built site is published
     # the theme opens header links in a new tab; the other edition replaces this page instead
     app.add_js_file(None, body=SWITCH_JS)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -420,16 +420,36 @@ def trim_blank_bottom(png: Path) -> None:
 
 
 def test_launch_buttons_point_at_the_notebooks():
-    """Each chapter page links Colab and Binder to its own notebook in the repository (_config.yml)."""
+    """Each chapter page links Binder to its own notebook in the repository (_config.yml), and Colab to its reader
+    notebook (embedbook.book.reader: CommonMark, the book's figures written in) where the page runs on Colab;
+    the download button offers the reader notebook, which the build wrote beside the page."""
+    from markdown_it import MarkdownIt
+
+    from embedbook import book
+    from embedbook.book import reader
+    from tests.test_reader import LEFT_OVER
+
     chapters = [p for p in pages() if re.match(r"\d\d_", p.name)]
     if PAGE is not None and not chapters:
         pytest.skip("a one-page build of a page that is no chapter (make page explore)")
     assert chapters
     for page in chapters:
         html = page.read_text(encoding="utf-8")
-        nb = f"chapters/{page.parent.name}/{page.stem}.ipynb"  # a lesson or its audit page
-        assert f"colab.research.google.com/github/embedbook/embedbook/blob/main/{nb}" in html, page.name
+        docname = f"chapters/{page.parent.name}/{page.stem}"  # a lesson or its audit page
+        nb = f"{docname}.ipynb"
+        lang = "zh" if "zh" in page.relative_to(HTML).parts[:1] else "en"
         assert f"urlpath=tree/{nb}" in html, page.name
+        runs = reader.runs_on_colab(docname, (book.root() / nb).read_text(encoding="utf-8"))
+        assert (reader.colab_url(docname, lang) in html) == runs, f"{page.name}: Colab button {runs=}"
+        assert f"colab.research.google.com/github/embedbook/embedbook/blob/main/{nb}" not in html, page.name
+        edition = HTML / "zh" if lang == "zh" else HTML
+        written = reader.path_for(edition, docname)
+        assert written.exists(), f"{page.name}: no reader notebook at {written}"
+        assert (edition / "_sources" / nb).read_bytes() == written.read_bytes(), f"{page.name}: download"
+        for cell in json.loads(written.read_text(encoding="utf-8"))["cells"]:
+            if cell["cell_type"] == "markdown":  # as Colab, VS Code and JupyterLab render it: CommonMark
+                left = LEFT_OVER.findall(MarkdownIt("commonmark").render(cell["source"]))
+                assert not left, f"{written}: MyST left: {left[:3]}"
 
 
 def test_cjk_font_covers_every_character():
