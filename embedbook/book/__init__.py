@@ -487,8 +487,8 @@ def _module_file(name: str) -> Path | None:
 def inputs(name: str, book_root: Path | None = None) -> list[Path]:
     """Every file a chapter's (or page's) results depend on: its notebook, the chapter's own modules (not its
     tests), every module of ``embedbook`` they import, followed from import to import (so a library table
-    such as ``sizing.MODELS`` is in), the package's resources where a module of those reads them, and the
-    Chinese catalogs its outputs are written from."""
+    such as ``sizing.MODELS`` is in), the package's resources where a module of those reads them, the
+    Chinese catalogs its outputs are written from, and for an audit page the rule ledger."""
     base = Path(book_root) if book_root else root()
     nb = notebook_path(name, base)
     start = [nb] + sorted(p for p in nb.parent.glob("*.py") if not p.name.startswith("test_")) \
@@ -504,6 +504,8 @@ def inputs(name: str, book_root: Path | None = None) -> list[Path]:
     if any("resources" in f.read_text(encoding="utf-8") for f in files if f.suffix == ".py"):
         files += sorted((Path(__file__).resolve().parents[1] / "resources").glob("*"))
     files += [p for p in (nb.parent / "zh.po", base / "locale" / "zh" / "book.po") if p.exists()]
+    if is_audit(nb.stem):  # its claim boxes print each rule's history from the rule ledger
+        files += [p for p in (base / "chapters" / "ledger.json",) if p.exists()]
     return sorted(set(files))
 
 
