@@ -54,10 +54,12 @@ page: venv
 	command -v chromium >/dev/null || (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium)
 	$(BIN)/embedbook page $(CHAPTER)
 
-# JupyterLab (pinned in constraints.txt) in the same environment, opened on the chapters (one folder each)
+# JupyterLab (pinned in constraints.txt) in the same environment, opened on the reader notebooks the build wrote
+# (_build/html/_notebooks: plain CommonMark, the book's figures written in; embedbook.book.reader), else, before
+# any build, on the chapters' MyST sources (one folder each), whose roles and directives JupyterLab shows as typed
 lab: venv
 	$(BIN)/python -m pip install --quiet -c constraints.txt -e ".[lab]"
-	$(BIN)/jupyter lab chapters/
+	$(BIN)/jupyter lab $$(test -d _build/html/_notebooks/chapters && echo _build/html/_notebooks/chapters || echo chapters/)
 
 clean:
 	rm -rf _build

@@ -65,6 +65,12 @@ def test_glued_values_written_in_as_the_page_shows_them():
     assert text.endswith(reader.NOTE["en"])
 
 
+@pytest.mark.parametrize("value, spec, shown", [("64000", ",", "64,000"), ("0.551", ".0%", "55%"), ("'queen'", "s", "queen"),
+                                                ("13042.7", ",.0f", "13,043"), ("7", "", "7")])
+def test_glue_text_formats_as_myst_nb(value, spec, shown):
+    assert reader.glue_text(value, spec) == shown
+
+
 def test_admonition_becomes_a_quote_with_a_bold_title():
     conv = reader.Converter("chapters/ch04_tying/04_tying", "zh", {})
     text = conv.markdown("```{admonition} Answers\n:class: dropdown\n1. two\n2. three\n```")
