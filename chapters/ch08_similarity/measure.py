@@ -152,9 +152,19 @@ class Norms(Result):
         return out
 
     def rows(self) -> list[dict]:
-        """One row per space (for a table)."""
-        return [{_("space"): space_label(s.name), _("words"): len(s.lengths), _("frequency from"): s.frequency,
+        """One row per space (for a table); a frequency's source stays on one line (no-break spaces), or the
+        table squeezes its column to half its width."""
+        return [{_("space"): space_label(s.name), _("words"): len(s.lengths),
+                 _("frequency from"): _one_line(s.frequency),
                  _("Spearman ρ (length, log frequency)"): s.rho, _("anisotropy"): s.anisotropy} for s in self.spaces]
+
+
+def _one_line(text: str) -> str:
+    """``text`` (a message in both languages, or plain) with no-break spaces, registered for the Chinese table."""
+    nbsp = (lambda t: t.replace(" ", "\u00a0"))
+    if isinstance(text, i18n.Msg):
+        return i18n.Msg(nbsp(text.en), nbsp(text.zh)).format()  # format() records the pair for the zh edition
+    return nbsp(str(text))
 
 
 def run_norms(glove: Space, w2v_model, minilm: Space, glove_top: int = 100_000, n_pairs: int = 10_000,
