@@ -909,7 +909,11 @@ def chapter_records(chapter: str, smoke: bool) -> dict[str, dict]:
     records = {}
     for cid in wanted:
         path = store / f"{cid}.json" if store is not None else None
-        if path is None or not path.exists():
+        if path is None:
+            raise RuntimeError(f"the table of claim {cid} reads the verdict its audit page recorded, and outside a "
+                               "clone of the book nothing is recorded: read the published audit page, or run the "
+                               f"chapter's audit notebook ({chapter[:2]}_audit) first in the same folder")
+        if not path.exists():
             raise RuntimeError(f"claim {cid} has no recorded verdict in {store}: execute chapter {chapter}'s audit "
                                f"page first (`make book` does; `make page {chapter[:2]}` for one chapter)")
         records[cid] = json.loads(path.read_text(encoding="utf-8"))
@@ -957,8 +961,12 @@ def recorded_verdicts(smoke: bool) -> dict[str, dict]:
     stale (the chapter changed since it ran): the verdicts chapter must show this build's verdicts.
     """
     store = verdict_store(smoke)
+    if store is None:
+        raise RuntimeError("this page reads the verdicts the book's build recorded, and outside a clone of the book "
+                           "nothing is recorded: read the published verdicts page, or clone the book and run "
+                           "`make book` (or set EMBEDBOOK_VERDICTS to a folder of recorded verdicts)")
     records = {}
-    if store is not None and store.exists():
+    if store.exists():
         for path in sorted(store.glob("C*.json")):
             record = json.loads(path.read_text(encoding="utf-8"))
             records[record["claim"]] = record
