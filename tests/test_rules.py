@@ -266,7 +266,8 @@ def test_an_earlier_rule_is_replayed_on_todays_figures():
 
     entry = {"era": "rule", "declared": {"inputs": "{'x': 'a figure'}", "thresholds": "{'line': 0.5}"},
              "decide": "def decide(f, t):\n    return CONFIRMED if f['x'] > t['line'] else REFUTED"}
-    assert ledger.replay(entry, {"x": 0.7}) == claims.CONFIRMED
-    assert ledger.replay(entry, {"x": 0.2}) == claims.REFUTED
-    assert ledger.replay(entry, {"y": 0.7}) is None  # reads a figure today's check does not measure
-    assert ledger.replay({**entry, "era": "check"}, {"x": 0.7}) is None
+    symbols = {"CONFIRMED": claims.CONFIRMED, "REFUTED": claims.REFUTED}
+    assert ledger.replay(entry, {"x": 0.7}, symbols) == claims.CONFIRMED
+    assert ledger.replay(entry, {"x": 0.2}, symbols) == claims.REFUTED
+    assert ledger.replay(entry, {"y": 0.7}, symbols) is None  # reads a figure today's check does not measure
+    assert ledger.replay({**entry, "era": "check"}, {"x": 0.7}, symbols) is None

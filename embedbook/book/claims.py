@@ -739,7 +739,7 @@ def history_markdown(r: Rule, v: Verdict) -> list[str]:
     if versions[-1].get("why"):
         parts.append(_("*Why it last changed:* {why}.").format(why=tr(versions[-1]["why"]).rstrip("。.")))
     for i, (old, new) in enumerate(zip(versions, versions[1:]), start=1):
-        replayed = ledger.replay(old, v.figures)
+        replayed = ledger.replay(old, v.figures, {name: globals()[name] for name in ledger.SYMBOLS})
         today = (_("on today's figures it gives **{verdict}**.").format(verdict=verdict_word(replayed))
                  if replayed is not None else
                  _("it cannot be replayed on today's figures (it decided inside its check, on figures no record "

@@ -274,10 +274,11 @@ def versions(cid: str, current: str | None = None) -> list[dict[str, Any]]:
                       "recording it. Run `python tools/ledger.py add` and commit chapters/ledger.json with the change")
 
 
-def replay(entry: dict[str, Any], figures: dict[str, Any]) -> str | None:
+def replay(entry: dict[str, Any], figures: dict[str, Any], symbols: dict[str, Any]) -> str | None:
     """The verdict an earlier rule version gives on ``figures`` (today's), or None where it cannot be replayed:
     a first-build check decided on figures no record keeps, or a rule needs inputs today's check does not
-    measure."""
+    measure. ``symbols`` gives the values of the :data:`SYMBOLS` its code names (the claims module's verdicts,
+    passed in so that this module does not import it back)."""
     if entry["era"] != "rule":
         return None
     try:
@@ -287,9 +288,7 @@ def replay(entry: dict[str, Any], figures: dict[str, Any]) -> str | None:
         return None
     if not set(inputs) <= set(figures):
         return None
-    from embedbook.book import claims
-
-    space: dict[str, Any] = {name: getattr(claims, name) for name in SYMBOLS if hasattr(claims, name)}
+    space: dict[str, Any] = {name: symbols[name] for name in SYMBOLS if name in symbols}
     space.update(math=__import__("math"))
     try:
         exec(entry["decide"], space)  # the version's own code, as the ledger keeps it from the repository
