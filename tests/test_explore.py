@@ -68,3 +68,19 @@ def test_export_writes_both_tables_from_the_cache(tmp_path):
     sizes = explore.export(tmp_path / "out", cache)
     assert set(sizes) == {"en.js", "zh.js"} and all(v > 0 for v in sizes.values())
     assert explore.read_js(tmp_path / "out" / "en.js")[1] == ["a", "b"]
+
+
+def test_chinese_links_to_english_words_name_the_english_table():
+    """The Chinese edition's explorer opens on the Chinese table: a chapter's link that queries English words must
+    say table=en, or the reader lands on "not in this table"."""
+    import re
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    for po in sorted(root.glob("chapters/*/zh.po")):
+        chinese = "\n".join(line for line in po.read_text(encoding="utf-8").splitlines() if line.startswith("msgstr"))
+        for href in re.findall(r'explore\.html#([^\\"]+)', chinese):
+            query = dict(part.split("=", 1) for part in href.split("&"))
+            words = ",".join(v for k, v in query.items() if k in ("near", "analogy", "cos"))
+            if re.search(r"[a-z]", words):
+                assert query.get("table") == "en", f"{po.parent.name}: #{href} queries English words"
