@@ -260,8 +260,8 @@
     if (!w) return;
     withTable(function (tab) {
       var i = tab.index[w];
+      out.textContent = "";  // a word this table lacks leaves no other table's results on screen
       if (i === undefined && !strict) return;
-      out.textContent = "";
       if ((i = lookup(tab, w, out)) === null) return;
       var start = performance.now(), res = neighbours(tab, i, K, state.bits);
       if (!res) return say(out, t("zero", {w: w}));
@@ -280,8 +280,8 @@
     var ws = ["explore-a", "explore-b", "explore-c"].map(value), out = document.getElementById("explore-analogy-out");
     if (!ws[0] && !ws[1] && !ws[2]) return;
     withTable(function (tab) {
-      if (ws.some(function (w) { return !w || tab.index[w] === undefined; }) && !strict) return;
       out.textContent = "";
+      if (ws.some(function (w) { return !w || tab.index[w] === undefined; }) && !strict) return;
       if (ws.some(function (w) { return !w; })) return say(out, t("same3"));
       var ids = [];
       for (var x = 0; x < 3; x++) {
@@ -307,8 +307,8 @@
     var ws = ["explore-x", "explore-y"].map(value), out = document.getElementById("explore-cos-out");
     if (!ws[0] && !ws[1]) return;
     withTable(function (tab) {
-      if (ws.some(function (w) { return !w || tab.index[w] === undefined; }) && !strict) return;
       out.textContent = "";
+      if (ws.some(function (w) { return !w || tab.index[w] === undefined; }) && !strict) return;
       if (!ws[0] || !ws[1]) return say(out, t("two"));
       var i = lookup(tab, ws[0], out);
       if (i === null) return;
@@ -370,7 +370,9 @@
       var c = document.createElementNS(NS, "circle");
       c.setAttribute("cx", cx.toFixed(1)); c.setAttribute("cy", cy.toFixed(1)); c.setAttribute("r", "4");
       var label = document.createElementNS(NS, "text");
-      label.setAttribute("x", (cx + 7).toFixed(1)); label.setAttribute("y", (cy + 4).toFixed(1));
+      var right = cx > W / 2;  // a label on the right half runs leftwards, so it stays inside the picture
+      label.setAttribute("x", (right ? cx - 7 : cx + 7).toFixed(1)); label.setAttribute("y", (cy + 4).toFixed(1));
+      if (right) label.setAttribute("text-anchor", "end");
       label.textContent = known[i];
       svg.appendChild(c); svg.appendChild(label);
     });
