@@ -24,7 +24,7 @@
     clear: ["Clear the map", "清空地图"],
     rank: ["#", "#"], cos: ["cosine", "余弦"], fp32rank: ["rank in fp32", "fp32 中的名次"],
     newin: ["new", "新出现"], dropped: ["Left the list at this precision: ", "在此精度下掉出列表："],
-    same: ["The same neighbours as in fp32.", "与 fp32 的近邻相同。"],
+    same: ["The same neighbours as in fp32 (their order may differ).", "与 fp32 的近邻相同（顺序可能不同）。"],
     unknown: ["“{w}” is not in this table ({n} words).", "“{w}”不在这个词表中（共 {n} 个词）。"],
     suggest: [" Did you mean: ", "你是不是要找："], nosuggest: [" No close word found.", "没有找到相近的词。"],
     loading: ["Loading the table…", "正在加载词表…"],
@@ -34,7 +34,7 @@
     same3: ["Enter three words.", "请输入三个词。"], two: ["Enter two words.", "请输入两个词。"],
     cosof: ["cos({a}, {b}) = {c}", "cos({a}, {b}) = {c}"],
     zero: ["“{w}” has an all-zero vector: it has no direction.", "“{w}”的向量全为零，没有方向。"],
-    timing: ["{ms} ms", "{ms} 毫秒"]
+    timing: ["computed in {ms} ms in your browser", "在你的浏览器中用时 {ms} 毫秒"]
   };
   function t(key, vars) {
     var s = T[key][ZH ? 1 : 0];
@@ -387,7 +387,7 @@
     if (status) say(status, t("loading"));
     pending = f;
     load(want, function (tab) {
-      if (status) say(status, tab ? tab.name + " · " + tab.n.toLocaleString() + " × " + tab.d : t("failed"));
+      if (status) say(status, tab ? t(tab.lang) + " · " + tab.n.toLocaleString() + " × " + tab.d : t("failed"));
       if (tab && pending === f && state.lang === want) { pending = null; f(tab); drawMap(); }
     });
   }
