@@ -751,8 +751,10 @@ def history_markdown(r: Rule, v: Verdict) -> list[str]:
         changed = ", ".join(str(names[k]) if k in names else f"`{k}`" for k in ledger.changes(old, new))
         when = (_("{date}, commit `{commit}`").format(date=old["date"], commit=old["commit"][:7]) if old["commit"]
                 else old["date"])  # an entry added by `tools/ledger.py add` has its commit after the next rebuild
+        why = (" " + _("*Why:* {why}.").format(why=tr(new["why"]).rstrip("。."))
+               if new.get("why") and new is not versions[-1] else "")  # the last change's why is said above
         parts.append(_("*Version {i}* ({when}): {today}{first} Changed next: {changed}.").format(
-            i=i, when=when, today=today, first=first, changed=changed)
+            i=i, when=when, today=today, first=first, changed=changed) + why
             + "\n\n" + _version_code(old))
     return parts
 
