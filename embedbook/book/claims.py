@@ -724,8 +724,6 @@ def history_markdown(r: Rule, v: Verdict) -> list[str]:
     """The rule's header and history for the box, from the rule ledger (:mod:`embedbook.book.ledger`), never
     typed: "declared before measuring" when the ledger holds one version, else "revised after measuring" with
     every earlier version, what changed, and the verdict it gives on today's figures."""
-    import inspect
-
     from embedbook.book import ledger
 
     versions = ledger.versions(r.claim_id, _fingerprint(r))

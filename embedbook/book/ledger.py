@@ -46,7 +46,7 @@ class _Modules:
         self.read = read
         self._cache: dict[str, tuple[dict[str, ast.expr], dict[str, tuple[str, str | None]]]] = {}
 
-    def parse(self, text: str, module: str = "") -> tuple[dict[str, ast.expr], dict[str, tuple[str, str | None]]]:
+    def parse(self, text: str) -> tuple[dict[str, ast.expr], dict[str, tuple[str, str | None]]]:
         tree = ast.parse(text)
         consts: dict[str, ast.expr] = {}
         imports: dict[str, tuple[str, str | None]] = {}
@@ -71,7 +71,7 @@ class _Modules:
                 text = self.read(path)
                 if text is not None:
                     try:
-                        self._cache[name] = self.parse(text, name)
+                        self._cache[name] = self.parse(text)
                     except SyntaxError:
                         pass
                     break
